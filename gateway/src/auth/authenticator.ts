@@ -1,0 +1,117 @@
+import type { Pool, Role, Scope } from "@ws/shared";
+import { findKeyCredential, touchApiKey } from "../identity/api-keys";
+import { hashKey, isWellFormedKey } from "../keys/key-format";
+import type { CredentialEpochs } from "./credential-epochs";
+import { unauthorized } from "./extract-credential";
+
+/** What the gateway knows about a presented key; cached per replica, keyed by its hash. */
+export interface Credential {
+  keyId: string;
+  workspaceId: string;
+  memberId: string;
+  keyScopes: Scope[];
+  role: Role;
+  targetTeamIds: string[] | null;
+  visibleTeamIds: string[];
+  rateLimitPerMinute: number | null;
+  streaming: boolean;
+  epoch: string;
+  /** Problem that makes the key unusable, checked on every request since expiry moves with the clock. */
+  revoked: boolean;
+  memberActive: boolean;
+  expiresAt: number | null;
+}
+
+export interface Authenticated {
+  credential: Credential;
+  /** True when read from the database for this request, so it needs no epoch check. */
+  fresh: boolean;
+  hash: string;
+}
+
+const MAX_CACHED_KEYS = 50_000;
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function createAuthenticator(deps: {
+  sql: Pool;
+  keyPrefix: string;
+  epochs: CredentialEpochs;
+  onBackgroundError?: (error: unknown) => void;
+}) {
+  const cache = new Map<string, Credential>();
+  const touchedAt = new Map<string, number>();
+
+  async function load(key: string, hash: string): Promise<Credential> {
+    const row = await findKeyCredential(deps.sql, hashKey(key));
+    if (!row) throw unauthorized("invalid_token", "The API key is not valid.");
+    return {
+      keyId: row.id,
+      workspaceId: row.workspace_id,
+      memberId: row.created_by,
+      keyScopes: row.scopes,
+      role: row.role,
+      targetTeamIds: row.team_ids,
+      visibleTeamIds: row.visible_team_ids,
+      rateLimitPerMinute: row.rate_limit_per_minute,
+      streaming: row.streaming,
+      epoch: row.auth_epoch,
+      revoked: row.revoked_at !== null,
+      memberActive: row.active,
+      expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+    };
+  }
+
+  function assertUsable(credential: Credential): void {
+    if (credential.revoked) throw unauthorized("invalid_token", "The API key has been revoked.");
+    if (credential.expiresAt !== null && credential.expiresAt <= Date.now()) throw unauthorized("invalid_token", "The API key has expired.");
+    if (!credential.memberActive) throw unauthorized("invalid_token", "The API key's creator has been deactivated.");
+  }
+
+  function touch(credential: Credential): void {
+    const now = Date.now();
+    if (now - (touchedAt.get(credential.keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    touchedAt.set(credential.keyId, now);
+    touchApiKey(deps.sql, credential.keyId).catch((error) => deps.onBackgroundError?.(error));
+  }
+
+  return {
+    /** Refuses malformed keys without a database look-up; otherwise the cached or stored credential. */
+    async authenticate(key: string): Promise<Authenticated> {
+      if (!isWellFormedKey(key, deps.keyPrefix)) throw unauthorized("invalid_token", "The API key is malformed.");
+      const hash = hashKey(key).toString("hex");
+      const cached = cache.get(hash);
+      const credential = cached ?? (await load(key, hash));
+      assertUsable(credential);
+      return { credential, fresh: !cached, hash };
+    },
+
+    /**
+     * Called with the epoch the limiter read in the same round trip: a cached
+     * credential from an older epoch is read again, so revocations and role
+     * changes apply on the very next request at every replica.
+     */
+    async confirm(key: string, authenticated: Authenticated, currentEpoch: string | null): Promise<Credential> {
+      let credential = authenticated.credential;
+      if (!authenticated.fresh && credential.epoch !== currentEpoch) {
+        cache.delete(authenticated.hash);
+        credential = await load(key, authenticated.hash);
+        assertUsable(credential);
+      }
+      if (currentEpoch !== null && BigInt(credential.epoch) > BigInt(currentEpoch)) {
+        // The published epoch lags the database (Redis restarted, or a publish failed): heal it.
+        deps.epochs.publish(credential.workspaceId, credential.epoch).catch((error) => deps.onBackgroundError?.(error));
+      }
+      if (currentEpoch !== null && credential.epoch === currentEpoch) {
+        if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
+        cache.set(authenticated.hash, credential);
+      }
+      touch(credential);
+      return credential;
+    },
+
+    forgetAll(): void {
+      cache.clear();
+    },
+  };
+}
+export type Authenticator = ReturnType<typeof createAuthenticator>;

@@ -1,0 +1,105 @@
+import { Cluster, Redis } from "ioredis";
+import { createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess } from "@ws/shared";
+import { createApp } from "./app";
+import { createAuthenticator } from "./auth/authenticator";
+import { createMemoryEpochs, createRedisEpochs, type CredentialEpochs } from "./auth/credential-epochs";
+import { loadGatewayConfig, type GatewayConfig } from "./config";
+import { createMemoryAuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
+import { createMemoryLimiter } from "./ratelimit/memory-limiter";
+import { createRedisLimiter } from "./ratelimit/redis-limiter";
+import { createResilientLimiter } from "./ratelimit/resilient-limiter";
+import type { RateLimiter } from "./ratelimit/limiter";
+import { createRouteTable } from "./routing/route-table";
+
+export const MIGRATIONS = new URL("./migrations/", import.meta.url);
+
+function connectRedis(config: GatewayConfig): Redis | Cluster {
+  const options = {
+    // A slow Redis must not stall requests: fail fast and fall back instead.
+    commandTimeout: config.redisTimeoutMs,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+  };
+  if (config.redisCluster) return new Cluster([config.redisUrl!], { redisOptions: options, enableOfflineQueue: false });
+  return new Redis(config.redisUrl!, options);
+}
+
+/** Opens the gateway's clients once, migrates, and builds the app; the entry file only serves it. */
+export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp> }> {
+  const logger = createLogger("gateway", config.logLevel);
+  const database = await openDatabase(config.database);
+  if (config.migrateOnStart) await migrate(database.sql, "gateway", MIGRATIONS);
+
+  const redis = config.redisUrl ? connectRedis(config) : null;
+  redis?.on("error", () => {});
+  const suspension = { suspendAfterMultiple: config.suspendAfterMultiple, suspendSeconds: config.suspendSeconds };
+  let epochs: CredentialEpochs;
+  let limiter: RateLimiter & { degraded?: () => boolean };
+  if (redis) {
+    epochs = createRedisEpochs(redis);
+    limiter = createResilientLimiter({
+      primary: createRedisLimiter(redis, suspension),
+      fallback: createMemoryLimiter(suspension, null),
+      mode: config.rateLimitFailureMode,
+      logger,
+    });
+  } else {
+    epochs = createMemoryEpochs();
+    limiter = createMemoryLimiter(suspension, epochs);
+  }
+
+  let draining = false;
+  const upstreamReady = (base: string) => async () => {
+    const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1500) });
+    if (!response.ok) throw new Error(`status ${response.status}`);
+  };
+  const app = createApp({
+    publicRequests: {
+      routes: createRouteTable(),
+      authenticator: createAuthenticator({
+        sql: database.sql,
+        keyPrefix: config.keyPrefix,
+        epochs,
+        onBackgroundError: (error) => logger.warn("background write failed", { error: String(error) }),
+      }),
+      limiter,
+      authFailures: createMemoryAuthFailureLimiter(config.authFailuresPerMinute),
+      signingKey: signingKeyFrom(config.signingKey),
+      upstreams: config.upstreams,
+      upstreamTimeoutMs: config.upstreamTimeoutMs,
+      defaultRateLimit: config.rateLimitPerMinute,
+      logger,
+    },
+    admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix },
+    adminToken: config.adminToken,
+    readiness: {
+      database: () => database.sql`select 1`,
+      ...(redis && config.rateLimitFailureMode === "closed" ? { redis: () => redis.ping() } : {}),
+      pages: upstreamReady(config.upstreams.pages),
+      calendar: upstreamReady(config.upstreams.calendar),
+    },
+    isDraining: () => draining,
+    logger,
+  });
+
+  return {
+    app,
+    logger,
+    shutdownGraceMs: config.shutdownGraceMs,
+    listeners: [
+      // The body limit is enforced per route by the gateway; this only caps what the runtime buffers.
+      { name: "public", port: config.port, fetch: app.publicFetch, maxBodyBytes: 64 * 1024 * 1024 },
+      { name: "internal", port: config.adminPort, fetch: app.adminFetch },
+    ],
+    beginDrain: () => {
+      draining = true;
+    },
+    async close() {
+      await limiter.close();
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import type { Role, Scope, Sql } from "@ws/shared";
+
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  team_ids: string[] | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  created_by: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  rate_limit_per_minute: number | null;
+  streaming: boolean;
+}
+
+const KEY_COLUMNS = (sql: Sql) => sql`
+  id, name, display_prefix as prefix, scopes, team_ids, expires_at, revoked_at, created_by,
+  created_at, last_used_at, rate_limit_per_minute, streaming`;
+
+export async function insertApiKey(
+  sql: Sql,
+  key: {
+    id: string;
+    workspaceId: string;
+    name: string;
+    createdBy: string;
+    hash: Buffer;
+    displayPrefix: string;
+    scopes: Scope[];
+    teamIds: string[] | null;
+    expiresAt: Date | null;
+    rateLimitPerMinute: number | null;
+    streaming: boolean;
+  },
+): Promise<ApiKeyRow> {
+  const [row] = await sql<ApiKeyRow[]>`
+    insert into api_keys (id, workspace_id, name, created_by, key_hash, display_prefix, scopes, team_ids,
+                          expires_at, rate_limit_per_minute, streaming)
+    values (${key.id}, ${key.workspaceId}, ${key.name}, ${key.createdBy}, ${key.hash}, ${key.displayPrefix},
+            ${key.scopes}::text[], ${key.teamIds}::uuid[], ${key.expiresAt}, ${key.rateLimitPerMinute}, ${key.streaming})
+    returning ${KEY_COLUMNS(sql)}`;
+  return row!;
+}
+
+export async function listApiKeys(
+  sql: Sql,
+  workspaceId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: ApiKeyRow[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    sql<ApiKeyRow[]>`
+      select ${KEY_COLUMNS(sql)} from api_keys where workspace_id = ${workspaceId}
+      order by created_at, id limit ${page.limit} offset ${page.offset}`,
+    sql<{ total: number }[]>`select count(*)::int as total from api_keys where workspace_id = ${workspaceId}`,
+  ]);
+  return { rows, total: count!.total };
+}
+
+/** Marks the key revoked; false when no such key exists in the workspace. */
+export async function revokeApiKey(sql: Sql, workspaceId: string, id: string): Promise<boolean> {
+  const rows = await sql`
+    update api_keys set revoked_at = coalesce(revoked_at, now())
+    where workspace_id = ${workspaceId} and id = ${id} returning id`;
+  return rows.length > 0;
+}
+
+/** Everything the gateway needs to authenticate a request with a key, in one round trip. */
+export interface KeyCredentialRow {
+  id: string;
+  workspace_id: string;
+  created_by: string;
+  scopes: Scope[];
+  team_ids: string[] | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  rate_limit_per_minute: number | null;
+  streaming: boolean;
+  role: Role;
+  active: boolean;
+  visible_team_ids: string[];
+  auth_epoch: string;
+}
+
+export async function findKeyCredential(sql: Sql, hash: Buffer): Promise<KeyCredentialRow | undefined> {
+  const [row] = await sql<KeyCredentialRow[]>`
+    select k.id, k.workspace_id, k.created_by, k.scopes, k.team_ids, k.expires_at, k.revoked_at,
+           k.rate_limit_per_minute, k.streaming, m.role, m.active,
+           case when m.role in ('owner', 'admin')
+             then coalesce((select array_agg(t.id) from teams t where t.workspace_id = k.workspace_id), '{}')
+             else coalesce((select array_agg(tm.team_id) from team_members tm where tm.member_id = m.id), '{}')
+           end as visible_team_ids,
+           w.auth_epoch::text as auth_epoch
+    from api_keys k
+    join members m on m.id = k.created_by
+    join workspaces w on w.id = k.workspace_id
+    where k.key_hash = ${hash}`;
+  return row;
+}
+
+/** Coarse last-use bookkeeping: at most one write a minute per key. */
+export async function touchApiKey(sql: Sql, id: string): Promise<void> {
+  await sql`
+    update api_keys set last_used_at = now()
+    where id = ${id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
+}

@@ -1,0 +1,115 @@
+import { ApiError, requestIdOf, signPrincipal, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
+import type { Authenticator } from "../auth/authenticator";
+import { extractKey } from "../auth/extract-credential";
+import { assertScope, effectiveScopes } from "../auth/permissions";
+import { forward } from "../proxy/forward";
+import { readBodyWithin } from "../proxy/read-body";
+import { assertAllowed, rateLimitHeaders } from "../ratelimit/headers";
+import type { RateLimiter } from "../ratelimit/limiter";
+import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
+import type { RouteTable } from "../routing/route-table";
+
+export interface PublicRequestDeps {
+  routes: RouteTable;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  authFailures: AuthFailureLimiter;
+  signingKey: SigningKey;
+  upstreams: Record<ServiceName, string>;
+  upstreamTimeoutMs: number;
+  defaultRateLimit: number;
+  logger: Logger;
+  observe?: (event: { route: string; status: number; seconds: number; outcome?: string }) => void;
+}
+
+/**
+ * The whole life of a public API request at the gateway, in the order the
+ * contract needs: route (404/405), key (401), rate limit (429, headers from here
+ * on), scope (403), body size (413), then the signed principal and the service.
+ */
+export function createPublicRequestHandler(deps: PublicRequestDeps) {
+  return async function handlePublicRequest(request: Request, clientAddress = "unknown"): Promise<Response> {
+    const started = performance.now();
+    const requestId = requestIdOf(request);
+    const url = new URL(request.url);
+    let headers: Record<string, string> = {};
+    let keyId: string | undefined;
+    let routeName = "unmatched";
+    let response: Response;
+    try {
+      const match = deps.routes.match(request.method, url.pathname);
+      if (match.kind === "not_found") throw ApiError.notFound("No such path.");
+      if (match.kind === "method_not_allowed") {
+        throw new ApiError("method_not_allowed", `${request.method} is not allowed here. Allowed: ${match.allow.join(", ")}.`, {
+          headers: { allow: match.allow.join(", ") },
+        });
+      }
+      const { route } = match;
+      routeName = route.operationId;
+
+      const key = extractKey(request.headers);
+      let authenticated;
+      try {
+        authenticated = await deps.authenticator.authenticate(key);
+      } catch (error) {
+        await deps.authFailures.recordFailure(clientAddress);
+        throw error;
+      }
+      const decision = await deps.limiter.hit({
+        id: authenticated.credential.keyId,
+        workspaceId: authenticated.credential.workspaceId,
+        limit: authenticated.credential.rateLimitPerMinute ?? deps.defaultRateLimit,
+      });
+      headers = rateLimitHeaders(decision);
+      const credential = await deps.authenticator.confirm(key, authenticated, decision.authEpoch);
+      keyId = credential.keyId;
+      assertAllowed(decision);
+      assertScope(credential.keyScopes, credential.role, route.scope);
+      const body = await readBodyWithin(request, route.maxBodyBytes);
+
+      const principalToken = await signPrincipal(
+        {
+          workspace_id: credential.workspaceId,
+          member_id: credential.memberId,
+          key_id: credential.keyId,
+          scopes: effectiveScopes(credential.keyScopes, credential.role),
+          target_team_ids: credential.targetTeamIds,
+          visible_team_ids: credential.visibleTeamIds,
+          request_id: requestId,
+        },
+        { method: request.method, path: url.pathname },
+        deps.signingKey,
+      );
+      response = await forward({
+        upstream: deps.upstreams[route.service],
+        method: request.method,
+        pathAndQuery: url.pathname + url.search,
+        headers: request.headers,
+        body,
+        principalToken,
+        requestId,
+        timeoutMs: deps.upstreamTimeoutMs,
+      });
+      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+      response.headers.set("x-request-id", requestId);
+    } catch (error) {
+      if (error instanceof ApiError) {
+        response = error.toResponse(requestId, headers);
+      } else {
+        deps.logger.error("request failed", { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
+        response = new ApiError("internal_error", "Something went wrong on our side.").toResponse(requestId, headers);
+      }
+    }
+    const seconds = (performance.now() - started) / 1000;
+    deps.observe?.({ route: routeName, status: response.status, seconds });
+    deps.logger.info("request", {
+      request_id: requestId,
+      key_id: keyId,
+      method: request.method,
+      route: routeName,
+      status: response.status,
+      latency_ms: Math.round(seconds * 10_000) / 10,
+    });
+    return response;
+  };
+}

@@ -1,0 +1,45 @@
+export type RateLimitOutcome = "allowed" | "limited" | "suspended";
+
+export interface RateLimitDecision {
+  outcome: RateLimitOutcome;
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the current window ends. */
+  resetAt: number;
+  /** Seconds to wait, when the request was not allowed. */
+  retryAfter: number;
+  /**
+   * The workspace's credential epoch, read in the same round trip. A cached key
+   * is trusted only while this equals the epoch it was loaded with; null means
+   * the limiter could not tell (cache must not be used).
+   */
+  authEpoch: string | null;
+}
+
+export interface LimitedKey {
+  id: string;
+  workspaceId: string;
+  limit: number;
+}
+
+export interface RateLimiter {
+  hit(key: LimitedKey): Promise<RateLimitDecision>;
+  close(): Promise<void>;
+}
+
+export interface SuspensionPolicy {
+  /** Requests in one window past which a key is suspended, as a multiple of its limit (contract 7: 2). */
+  suspendAfterMultiple: number;
+  suspendSeconds: number;
+}
+
+export const WINDOW_SECONDS = 60;
+
+/** Shared by every limiter so Redis and memory decide identically. */
+export function decide(count: number, limit: number, nowSeconds: number, suspendedForSeconds: number, authEpoch: string | null): RateLimitDecision {
+  const resetAt = (Math.floor(nowSeconds / WINDOW_SECONDS) + 1) * WINDOW_SECONDS;
+  const remaining = Math.max(0, limit - count);
+  if (suspendedForSeconds > 0) return { outcome: "suspended", limit, remaining: 0, resetAt, retryAfter: suspendedForSeconds, authEpoch };
+  if (count > limit) return { outcome: "limited", limit, remaining: 0, resetAt, retryAfter: Math.max(1, resetAt - Math.floor(nowSeconds)), authEpoch };
+  return { outcome: "allowed", limit, remaining, resetAt, retryAfter: 0, authEpoch };
+}

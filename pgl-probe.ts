@@ -1,0 +1,16 @@
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import postgres from "postgres";
+const t0 = performance.now(); const log = (m: string) => console.log(Math.round(performance.now() - t0), m);
+const db = await PGlite.create("/tmp/pgldata-" + Math.random().toString(36).slice(2));
+log("created");
+const server = new PGLiteSocketServer({ db, port: 54999, host: "127.0.0.1", maxConnections: 10 } as any);
+await server.start(); log("listening");
+const sql = postgres("postgres://postgres@127.0.0.1:54999/postgres", { max: Number(process.env.MAX ?? 1) });
+await sql`select 1`; log("select1");
+await sql`create table t (id int primary key, v text)`; log("create");
+await Promise.all(Array.from({ length: 20 }, (_, i) => sql`insert into t values (${i}, ${"x" + i})`)); log("inserts");
+await sql.begin(async (tx) => { await tx`update t set v = 'y' where id = 1`; }); log("tx");
+const r = await sql`select count(*)::int as n from t`;
+log("rows " + r[0].n);
+await sql.end(); await server.stop(); await db.close(); log("closed");

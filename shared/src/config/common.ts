@@ -1,0 +1,32 @@
+import type { DatabaseConfig } from "../db/database";
+import type { LogLevel } from "../observability/logger";
+import { LOG_LEVELS } from "../observability/logger";
+import { envReader } from "./env";
+
+type Env = ReturnType<typeof envReader>;
+
+/** Settings every process reads the same way, so the variable names never drift. */
+export function databaseConfig(env: Env, service: string): DatabaseConfig {
+  return {
+    url: env.url("DATABASE_URL", ["postgres:", "postgresql:"]),
+    dataDir: `${env.string("DATA_DIR", ".data")}/${service}`,
+    poolMax: env.int("DB_POOL_MAX", 10, { min: 1, max: 200 }),
+  };
+}
+
+export function logLevel(env: Env): LogLevel {
+  return env.oneOf("LOG_LEVEL", LOG_LEVELS, "info");
+}
+
+export function port(env: Env, name: string, fallback: number): number {
+  return env.int(name, fallback, { min: 0, max: 65535 });
+}
+
+/** The secret the gateway signs principals with and the services verify them with. */
+export function internalSigningKey(env: Env): string {
+  return env.secret("INTERNAL_SIGNING_KEY", 32);
+}
+
+export function shutdownGraceMs(env: Env): number {
+  return env.int("SHUTDOWN_GRACE_MS", 10_000, { min: 0, max: 600_000 });
+}

@@ -1,0 +1,56 @@
+import { mkdir } from "node:fs/promises";
+import postgres from "postgres";
+
+/** A pool or a transaction: repositories accept either, so services decide the transaction. */
+export type Sql = postgres.Sql | postgres.TransactionSql;
+export type Pool = postgres.Sql;
+export type TransactionSql = postgres.TransactionSql;
+
+export interface DatabaseConfig {
+  /** A postgres:// URL; absent means an embedded PGlite kept in dataDir. */
+  url?: string;
+  dataDir: string;
+  poolMax: number;
+}
+
+export interface Database {
+  sql: Pool;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** PGlite extensions a service's migrations need when running embedded. */
+export type EmbeddedExtensions = Record<string, unknown>;
+
+/**
+ * One pool per process, made at start. Embedded mode serves PGlite over a local
+ * socket so the same `postgres` driver and the same SQL run in both modes.
+ */
+export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedExtensions = {}): Promise<Database> {
+  const options = {
+    max: config.poolMax,
+    idle_timeout: 30,
+    connect_timeout: 10,
+    onnotice: () => {},
+  };
+  if (config.url) {
+    const sql = postgres(config.url, options);
+    return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
+  await mkdir(config.dataDir, { recursive: true });
+  const db = await PGlite.create(config.dataDir, { extensions } as Parameters<typeof PGlite.create>[1]);
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: config.poolMax + 2 });
+  await server.start();
+  const sql = postgres(`postgres://postgres@${server.getServerConn()}/postgres`, options);
+  return {
+    sql,
+    embedded: true,
+    async close() {
+      await sql.end({ timeout: 5 });
+      await server.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { Elysia } from "elysia";
+import { ApiError } from "../errors/api-error";
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Contract 3: a body that is not JSON, not an object, not UTF-8, or sent
+ * without Content-Type: application/json is a 400 bad_request.
+ */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) {
+    throw ApiError.badRequest("Send the request body as JSON with Content-Type: application/json.");
+  }
+  let text: string;
+  try {
+    text = utf8.decode(await request.arrayBuffer());
+  } catch {
+    throw ApiError.badRequest("The request body is not valid UTF-8.");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw ApiError.badRequest("The request body is not valid JSON.");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw ApiError.badRequest("The request body must be a JSON object.");
+  }
+  return value as Record<string, unknown>;
+}
+
+const WITHOUT_BODY = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
+
+/** Every body an app accepts is parsed by readJsonObject, so contract 3's body rules hold everywhere. */
+export function jsonBodies() {
+  return new Elysia({ name: "json-bodies" }).onParse({ as: "global" }, ({ request }) =>
+    WITHOUT_BODY.has(request.method) ? null : readJsonObject(request),
+  );
+}

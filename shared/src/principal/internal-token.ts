@@ -1,0 +1,43 @@
+import { SignJWT, jwtVerify } from "jose";
+import { ApiError } from "../errors/api-error";
+import type { Principal } from "./principal";
+
+/** The header that carries the signed principal from the gateway to a service. */
+export const PRINCIPAL_HEADER = "x-workspace-principal";
+
+const ISSUER = "workspace-gateway";
+const AUDIENCE = "workspace-services";
+/** Long enough for a slow upstream hop, short enough that a leaked token is useless soon. */
+const LIFETIME_SECONDS = 60;
+
+export type SigningKey = Uint8Array;
+
+export function signingKeyFrom(secret: string): SigningKey {
+  return new TextEncoder().encode(secret);
+}
+
+/**
+ * Signs the principal for one request. The token is bound to the method and
+ * path it was issued for, so it cannot be replayed against another operation.
+ */
+export async function signPrincipal(principal: Principal, request: { method: string; path: string }, key: SigningKey): Promise<string> {
+  return new SignJWT({ ...principal, htm: request.method, htu: request.path })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(`${LIFETIME_SECONDS}s`)
+    .sign(key);
+}
+
+export async function verifyPrincipal(token: string | null, request: { method: string; path: string }, key: SigningKey): Promise<Principal> {
+  if (!token) throw new ApiError("missing_token", "This service is reached only through the gateway.");
+  try {
+    const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"] });
+    if (payload.htm !== request.method || payload.htu !== request.path) throw new Error("token issued for another request");
+    const { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id } = payload as unknown as Principal;
+    return { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id };
+  } catch {
+    throw new ApiError("invalid_token", "The internal principal is not valid.");
+  }
+}

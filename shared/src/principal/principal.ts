@@ -1,0 +1,18 @@
+import type { Scope } from "../access/scopes";
+
+/**
+ * Who is calling, as the gateway established it. The services trust nothing
+ * else about the caller: this arrives signed in the internal token.
+ */
+export interface Principal {
+  workspace_id: string;
+  member_id: string;
+  key_id: string;
+  /** Key scopes intersected with the creator's role permissions. */
+  scopes: Scope[];
+  /** The teams a team-scoped key targets; null for a workspace-wide key. */
+  target_team_ids: string[] | null;
+  /** Every team whose resources the key's creator can see. */
+  visible_team_ids: string[];
+  request_id: string;
+}

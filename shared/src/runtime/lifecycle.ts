@@ -1,0 +1,56 @@
+import type { Logger } from "../observability/logger";
+import type { FetchHandler, RunningServer, Runtime } from "./runtime";
+
+export interface Listener {
+  name: string;
+  port: number;
+  hostname?: string;
+  fetch: FetchHandler;
+  maxBodyBytes?: number;
+}
+
+/** What a process's boot step hands to its entry file. */
+export interface BootedProcess {
+  listeners: Listener[];
+  logger: Logger;
+  shutdownGraceMs: number;
+  /** Called once SIGTERM arrives: readiness must turn false from then on. */
+  beginDrain(): void;
+  /** Closes pools and clients after the servers have stopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a booted process on the given runtime and stops it the way Kubernetes
+ * expects: not ready, no new connections, in-flight requests finish within the
+ * grace, clients closed, exit 0.
+ */
+export function runProcess(runtime: Runtime, booted: BootedProcess): RunningServer[] {
+  const servers = booted.listeners.map((listener) => {
+    const server = runtime.serve({
+      port: listener.port,
+      hostname: listener.hostname ?? "0.0.0.0",
+      fetch: listener.fetch,
+      maxBodyBytes: listener.maxBodyBytes ?? 16 * 1024 * 1024,
+    });
+    booted.logger.info("listening", { listener: listener.name, port: server.port, runtime: runtime.name });
+    return server;
+  });
+  let stopping = false;
+  runtime.onShutdownSignal(async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    booted.logger.info("shutting down", { signal, grace_ms: booted.shutdownGraceMs });
+    booted.beginDrain();
+    const drained = Promise.all(servers.map((server) => server.drain())).then(() => true);
+    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), booted.shutdownGraceMs));
+    if (!(await Promise.race([drained, timedOut]))) {
+      booted.logger.warn("grace period over, closing remaining connections");
+      await Promise.all(servers.map((server) => server.kill()));
+    }
+    await booted.close().catch((error) => booted.logger.error("close failed", { error: String(error) }));
+    booted.logger.info("stopped");
+    runtime.exit(0);
+  });
+  return servers;
+}

@@ -1,0 +1,18 @@
+/** The second argument is the client's address as the runtime saw it. */
+export type FetchHandler = (request: Request, clientAddress?: string) => Response | Promise<Response>;
+
+export interface RunningServer {
+  port: number;
+  /** Stops accepting connections and resolves once in-flight requests have finished. */
+  drain(): Promise<void>;
+  /** Closes every connection at once. */
+  kill(): Promise<void>;
+}
+
+/** The little a process needs from its runtime; one adapter per runtime implements it. */
+export interface Runtime {
+  name: "bun" | "deno";
+  serve(options: { port: number; hostname: string; fetch: FetchHandler; maxBodyBytes: number }): RunningServer;
+  onShutdownSignal(handler: (signal: string) => void): void;
+  exit(code: number): never;
+}

@@ -1,0 +1,45 @@
+import process from "node:process";
+import { databaseConfig, internalSigningKey, logLevel, port, shutdownGraceMs } from "../config/common";
+import { envReader } from "../config/env";
+import { openDatabase, type EmbeddedExtensions } from "../db/database";
+import { migrate } from "../db/migrate";
+import { createLogger } from "../observability/logger";
+import { signingKeyFrom } from "../principal/internal-token";
+import type { BootedProcess } from "../runtime/lifecycle";
+import type { ServiceDeps } from "./service-app";
+
+export interface ServiceDefinition {
+  name: string;
+  defaultPort: number;
+  migrations: URL;
+  /** PGlite extensions the migrations need in embedded mode (pg_trgm, for example). */
+  embeddedExtensions?: EmbeddedExtensions;
+  createApp(deps: ServiceDeps): { handle(request: Request): Promise<Response> };
+}
+
+/** Reads the service's configuration, opens its database, migrates, and builds its app. */
+export async function bootService(service: ServiceDefinition, source: Record<string, string | undefined> = process.env): Promise<BootedProcess> {
+  const env = envReader(source);
+  const config = {
+    port: port(env, "PORT", service.defaultPort),
+    database: databaseConfig(env, service.name),
+    migrateOnStart: env.bool("MIGRATE_ON_START", true),
+    signingKey: internalSigningKey(env),
+    logLevel: logLevel(env),
+    shutdownGraceMs: shutdownGraceMs(env),
+  };
+  const logger = createLogger(service.name, config.logLevel);
+  const database = await openDatabase(config.database, service.embeddedExtensions);
+  if (config.migrateOnStart) await migrate(database.sql, service.name, service.migrations);
+  let draining = false;
+  const app = service.createApp({ sql: database.sql, signingKey: signingKeyFrom(config.signingKey), logger, isDraining: () => draining });
+  return {
+    logger,
+    shutdownGraceMs: config.shutdownGraceMs,
+    listeners: [{ name: service.name, port: config.port, fetch: (request) => app.handle(request) }],
+    beginDrain: () => {
+      draining = true;
+    },
+    close: () => database.close(),
+  };
+}

@@ -1,0 +1,28 @@
+import { Elysia } from "elysia";
+import type { Pool } from "../db/database";
+import { errorHandler } from "../http/error-handler";
+import { healthRoutes } from "../http/health";
+import { jsonBodies } from "../http/json-body";
+import { requirePrincipal } from "../http/require-principal";
+import type { Logger } from "../observability/logger";
+import type { SigningKey } from "../principal/internal-token";
+
+/** What a resource service's createApp is handed. */
+export interface ServiceDeps {
+  sql: Pool;
+  signingKey: SigningKey;
+  logger: Logger;
+  isDraining: () => boolean;
+}
+
+/**
+ * The common front of every resource service: the error contract, probes, and
+ * the principal check that keeps it unreachable around the gateway.
+ */
+export function serviceApp(deps: ServiceDeps, options: { validationCode: "validation_error" | "bad_request" }) {
+  return new Elysia()
+    .use(errorHandler({ validationCode: options.validationCode, logger: deps.logger }))
+    .use(jsonBodies())
+    .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining }))
+    .use(requirePrincipal(deps.signingKey));
+}
