@@ -1,0 +1,44 @@
+import { adminClient, type AdminClient } from "../../gateway/src/cli/admin-client";
+import type { TestSystem } from "./system";
+
+const ALL_PERMISSIONS = { lists: "full", docs: "full", calendar: "full", workflows: "run", agents: "run" };
+let counter = 0;
+
+export interface Tenant {
+  workspaceId: string;
+  ownerId: string;
+  admin: AdminClient;
+  /** A new key by the owner (or `created_by`); all permissions unless scopes/permissions are given. */
+  key(options?: Record<string, unknown>): Promise<string>;
+  keyWithId(options?: Record<string, unknown>): Promise<{ id: string; key: string }>;
+  team(name?: string): Promise<string>;
+  member(role: "owner" | "admin" | "member" | "guest", teamIds?: string[]): Promise<string>;
+}
+
+/** A fresh workspace with an owner, so a test never depends on another test's data. */
+export async function seedTenant(system: TestSystem): Promise<Tenant> {
+  const admin = adminClient(system.adminUrl, system.adminToken);
+  const unique = `${process.pid}-${Date.now()}-${++counter}`;
+  const workspace = await admin.createWorkspace(`Test workspace ${unique}`);
+  const owner = await admin.addMember(workspace.id, { email: `owner-${unique}@example.com`, role: "owner" });
+  const keyWithId = async (options: Record<string, unknown> = {}) => {
+    const hasScopes = "scopes" in options || "permissions" in options;
+    const created = await admin.createKey(workspace.id, {
+      name: `test key ${++counter}`,
+      created_by: owner.id,
+      ...(hasScopes ? {} : { permissions: ALL_PERMISSIONS }),
+      ...options,
+    });
+    return { id: created.id, key: created.key };
+  };
+  return {
+    workspaceId: workspace.id,
+    ownerId: owner.id,
+    admin,
+    keyWithId,
+    key: async (options) => (await keyWithId(options)).key,
+    team: async (name) => (await admin.createTeam(workspace.id, name ?? `team ${++counter}`)).id,
+    member: async (role, teamIds) =>
+      (await admin.addMember(workspace.id, { email: `${role}-${unique}-${++counter}@example.com`, role, team_ids: teamIds })).id,
+  };
+}
