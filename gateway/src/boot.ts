@@ -4,7 +4,8 @@ import { createApp } from "./app";
 import { createAuthenticator } from "./auth/authenticator";
 import { createMemoryEpochs, createRedisEpochs, type CredentialEpochs } from "./auth/credential-epochs";
 import { loadGatewayConfig, type GatewayConfig } from "./config";
-import { createMemoryAuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
+import { createMemoryAuthFailureLimiter, createRedisAuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
+import { createLimiterStats, type LimiterStats } from "./ratelimit/limiter-stats";
 import { createMemoryLimiter } from "./ratelimit/memory-limiter";
 import { createRedisLimiter } from "./ratelimit/redis-limiter";
 import { createResilientLimiter } from "./ratelimit/resilient-limiter";
@@ -22,18 +23,32 @@ function connectRedis(config: GatewayConfig): Redis | Cluster {
     enableOfflineQueue: false,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
   };
-  if (config.redisCluster) return new Cluster([config.redisUrl!], { redisOptions: options, enableOfflineQueue: false });
+  if (config.redisCluster) {
+    // REDIS_URL names one seed node; its credentials apply to every node the cluster reports.
+    const seed = new URL(config.redisUrl!);
+    const credentials = {
+      ...(seed.username ? { username: decodeURIComponent(seed.username) } : {}),
+      ...(seed.password ? { password: decodeURIComponent(seed.password) } : {}),
+      ...(seed.protocol === "rediss:" ? { tls: {} } : {}),
+    };
+    return new Cluster([config.redisUrl!], {
+      redisOptions: { ...options, ...credentials },
+      enableOfflineQueue: false,
+      clusterRetryStrategy: options.retryStrategy,
+    });
+  }
   return new Redis(config.redisUrl!, options);
 }
 
 /** Opens the gateway's clients once, migrates, and builds the app; the entry file only serves it. */
-export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp> }> {
+export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp>; limiterStats: LimiterStats }> {
   const logger = createLogger("gateway", config.logLevel);
   const database = await openDatabase(config.database);
   if (config.migrateOnStart) await migrate(database.sql, "gateway", MIGRATIONS);
 
   const redis = config.redisUrl ? connectRedis(config) : null;
   redis?.on("error", () => {});
+  const limiterStats = createLimiterStats();
   const suspension = { suspendAfterMultiple: config.suspendAfterMultiple, suspendSeconds: config.suspendSeconds };
   let epochs: CredentialEpochs;
   let limiter: RateLimiter & { degraded?: () => boolean };
@@ -44,6 +59,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       fallback: createMemoryLimiter(suspension, null),
       mode: config.rateLimitFailureMode,
       logger,
+      stats: limiterStats,
     });
   } else {
     epochs = createMemoryEpochs();
@@ -65,7 +81,9 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
         onBackgroundError: (error) => logger.warn("background write failed", { error: String(error) }),
       }),
       limiter,
-      authFailures: createMemoryAuthFailureLimiter(config.authFailuresPerMinute),
+      authFailures: redis
+        ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { stats: limiterStats })
+        : createMemoryAuthFailureLimiter(config.authFailuresPerMinute),
       signingKey: signingKeyFrom(config.signingKey),
       upstreams: config.upstreams,
       upstreamTimeoutMs: config.upstreamTimeoutMs,
@@ -86,6 +104,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
 
   return {
     app,
+    limiterStats,
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
     listeners: [

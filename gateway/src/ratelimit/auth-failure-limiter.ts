@@ -1,33 +1,116 @@
 import { ApiError } from "@ws/shared";
-import { WINDOW_SECONDS } from "./limiter";
+import type { Cluster, Redis } from "ioredis";
+import { windowEnd, WINDOW_SECONDS } from "./limiter";
+import type { LimiterStats } from "./limiter-stats";
+import { redisKeys } from "./redis-keys";
 
 /**
  * Contract 7: failed authentication is limited per client address, so keys
- * cannot be guessed at speed. Past the limit a failure answers 429 instead of 401.
+ * cannot be guessed at speed. Past the limit a failure answers 429
+ * rate_limit_exceeded (with Retry-After) instead of 401.
  */
 export interface AuthFailureLimiter {
+  /** Counts a failed authentication; throws the 429 once the address is past its limit. */
   recordFailure(clientAddress: string): Promise<void>;
+  /** Throws the 429, without counting, while the address is past its limit: call before verifying a key. */
+  assertNotBlocked(clientAddress: string): Promise<void>;
 }
 
-export function createMemoryAuthFailureLimiter(limitPerMinute: number): AuthFailureLimiter {
-  const failures = new Map<string, { window: number; count: number }>();
+/** Failures of one address in the current clock-minute window, and seconds until that window ends. */
+interface FailureCounter {
+  increment(clientAddress: string): Promise<{ count: number; retryAfter: number }>;
+  read(clientAddress: string): Promise<{ count: number; retryAfter: number }>;
+}
+
+function tooMany(retryAfter: number): ApiError {
+  return new ApiError("rate_limit_exceeded", `Too many failed authentication attempts from this address. Retry in ${retryAfter} s.`, {
+    details: { retry_after: retryAfter },
+    headers: { "retry-after": String(retryAfter) },
+  });
+}
+
+function limitedBy(counter: FailureCounter, limitPerMinute: number): AuthFailureLimiter {
   return {
     async recordFailure(clientAddress) {
-      const now = Date.now() / 1000;
-      const window = Math.floor(now / WINDOW_SECONDS);
-      let entry = failures.get(clientAddress);
-      if (!entry || entry.window !== window) {
-        if (failures.size > 100_000) failures.clear();
+      const { count, retryAfter } = await counter.increment(clientAddress);
+      if (count > limitPerMinute) throw tooMany(retryAfter);
+    },
+    async assertNotBlocked(clientAddress) {
+      const { count, retryAfter } = await counter.read(clientAddress);
+      if (count >= limitPerMinute) throw tooMany(retryAfter);
+    },
+  };
+}
+
+function memoryCounter(clock: () => number): FailureCounter {
+  const failures = new Map<string, { window: number; count: number }>();
+  const current = (clientAddress: string) => {
+    const now = clock() / 1000;
+    const window = Math.floor(now / WINDOW_SECONDS);
+    const entry = failures.get(clientAddress);
+    return { entry: entry && entry.window === window ? entry : undefined, window, retryAfter: Math.max(1, Math.ceil(windowEnd(now) - now)) };
+  };
+  return {
+    async increment(clientAddress) {
+      let { entry, window, retryAfter } = current(clientAddress);
+      if (!entry) {
+        if (failures.size >= 100_000) failures.clear();
         entry = { window, count: 0 };
         failures.set(clientAddress, entry);
       }
       entry.count += 1;
-      if (entry.count > limitPerMinute) {
-        const retryAfter = Math.max(1, (window + 1) * WINDOW_SECONDS - Math.floor(now));
-        throw new ApiError("rate_limit_exceeded", `Too many failed authentication attempts from this address. Retry in ${retryAfter} s.`, {
-          headers: { "retry-after": String(retryAfter) },
-        });
-      }
+      return { count: entry.count, retryAfter };
+    },
+    async read(clientAddress) {
+      const { entry, retryAfter } = current(clientAddress);
+      return { count: entry?.count ?? 0, retryAfter };
     },
   };
+}
+
+/** INCR and an expiry at the end of the clock minute (Redis's clock), in one script on one key. */
+const INCREMENT_SCRIPT = `
+local now = tonumber(redis.call('TIME')[1])
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIREAT', KEYS[1], (math.floor(now / tonumber(ARGV[1])) + 1) * tonumber(ARGV[1])) end
+return {count, redis.call('TTL', KEYS[1])}
+`;
+
+function redisCounter(redis: Redis | Cluster): FailureCounter {
+  redis.defineCommand("authFailureIncrement", { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
+  const increment = (redis as unknown as { authFailureIncrement(key: string, window: number): Promise<[number, number]> }).authFailureIncrement.bind(redis);
+  return {
+    async increment(clientAddress) {
+      const [count, ttl] = await increment(redisKeys.authFailures(clientAddress), WINDOW_SECONDS);
+      return { count: Number(count), retryAfter: Math.max(1, Number(ttl)) };
+    },
+    async read(clientAddress) {
+      const key = redisKeys.authFailures(clientAddress);
+      const [[, count], [, ttl]] = (await redis.multi().get(key).ttl(key).exec()) as [[unknown, string | null], [unknown, number]];
+      return { count: Number(count ?? 0), retryAfter: Math.max(1, Number(ttl)) };
+    },
+  };
+}
+
+export function createMemoryAuthFailureLimiter(limitPerMinute: number, clock: () => number = Date.now): AuthFailureLimiter {
+  return limitedBy(memoryCounter(clock), limitPerMinute);
+}
+
+/**
+ * Shared by every replica through Redis; while Redis fails, counted per replica
+ * in memory (whatever RATE_LIMIT_FAILURE_MODE says: refusing every failed login
+ * with 503 would tell an attacker nothing more than a 401).
+ */
+export function createRedisAuthFailureLimiter(redis: Redis | Cluster, limitPerMinute: number, options: { stats?: LimiterStats } = {}): AuthFailureLimiter {
+  const primary = redisCounter(redis);
+  const fallback = memoryCounter(Date.now);
+  const resilient = (operation: "increment" | "read"): FailureCounter[typeof operation] => async (clientAddress) => {
+    try {
+      return await primary[operation](clientAddress);
+    } catch {
+      if (options.stats) options.stats.redisErrors += 1;
+      return fallback[operation](clientAddress);
+    }
+  };
+  return limitedBy({ increment: resilient("increment"), read: resilient("read") }, limitPerMinute);
 }

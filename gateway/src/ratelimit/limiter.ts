@@ -6,7 +6,7 @@ export interface RateLimitDecision {
   remaining: number;
   /** Unix seconds at which the current window ends. */
   resetAt: number;
-  /** Seconds to wait, when the request was not allowed. */
+  /** Seconds to wait, when the request was not allowed (at least 1). */
   retryAfter: number;
   /**
    * The workspace's credential epoch, read in the same round trip. A cached key
@@ -35,11 +35,26 @@ export interface SuspensionPolicy {
 
 export const WINDOW_SECONDS = 60;
 
-/** Shared by every limiter so Redis and memory decide identically. */
+/** Unix seconds at which the clock-minute window holding `nowSeconds` ends. */
+export function windowEnd(nowSeconds: number): number {
+  return (Math.floor(nowSeconds / WINDOW_SECONDS) + 1) * WINDOW_SECONDS;
+}
+
+/** The count past which a key is suspended; crossed at most once per window. */
+export function suspensionThreshold(limit: number, policy: SuspensionPolicy): number {
+  return limit * policy.suspendAfterMultiple;
+}
+
+/**
+ * Shared by every limiter so Redis and memory decide identically. `count`
+ * includes this request; `suspendedForSeconds` is what is left of a suspension.
+ */
 export function decide(count: number, limit: number, nowSeconds: number, suspendedForSeconds: number, authEpoch: string | null): RateLimitDecision {
-  const resetAt = (Math.floor(nowSeconds / WINDOW_SECONDS) + 1) * WINDOW_SECONDS;
+  const resetAt = windowEnd(nowSeconds);
   const remaining = Math.max(0, limit - count);
-  if (suspendedForSeconds > 0) return { outcome: "suspended", limit, remaining: 0, resetAt, retryAfter: suspendedForSeconds, authEpoch };
-  if (count > limit) return { outcome: "limited", limit, remaining: 0, resetAt, retryAfter: Math.max(1, resetAt - Math.floor(nowSeconds)), authEpoch };
+  if (suspendedForSeconds > 0) {
+    return { outcome: "suspended", limit, remaining: 0, resetAt, retryAfter: Math.max(1, Math.ceil(suspendedForSeconds)), authEpoch };
+  }
+  if (count > limit) return { outcome: "limited", limit, remaining: 0, resetAt, retryAfter: Math.max(1, Math.ceil(resetAt - nowSeconds)), authEpoch };
   return { outcome: "allowed", limit, remaining, resetAt, retryAfter: 0, authEpoch };
 }

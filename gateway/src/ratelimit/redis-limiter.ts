@@ -5,47 +5,56 @@ import { redisKeys } from "./redis-keys";
 /**
  * One atomic round trip per request: count the request in the key's current
  * clock-minute window (Redis's clock, so every replica agrees), suspend a key
- * that keeps going far past its limit, and read the workspace's credential epoch.
+ * that crosses the threshold (once per window, so a short suspension really
+ * ends), and read the workspace's credential epoch. The three KEYS share the
+ * workspace's hash tag, so the script runs on one Redis Cluster slot.
+ *
+ * KEYS: counter hash {w: window, c: count, s: suspended this window}, suspension marker, epoch.
+ * ARGV: limit, suspend-after multiple, suspend seconds, window seconds.
+ * Returns: count, Redis TIME seconds, microseconds, milliseconds of suspension left, epoch.
  */
 const HIT_SCRIPT = `
 local now = redis.call('TIME')
-local seconds = tonumber(now[1]) + tonumber(now[2]) / 1000000
-local window = math.floor(seconds / ${WINDOW_SECONDS})
+local window = math.floor(tonumber(now[1]) / tonumber(ARGV[4]))
 local count
 if tonumber(redis.call('HGET', KEYS[1], 'w')) == window then
   count = redis.call('HINCRBY', KEYS[1], 'c', 1)
 else
+  redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[1], 'w', window, 'c', 1)
-  redis.call('EXPIRE', KEYS[1], ${WINDOW_SECONDS * 2})
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]) * 2)
   count = 1
 end
-local suspended = redis.call('TTL', KEYS[2])
+local suspended = redis.call('PTTL', KEYS[2])
 if suspended < 0 then suspended = 0 end
-if suspended == 0 and count > tonumber(ARGV[1]) * tonumber(ARGV[2]) then
+if suspended == 0 and count > tonumber(ARGV[1]) * tonumber(ARGV[2]) and redis.call('HSETNX', KEYS[1], 's', 1) == 1 then
   redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
-  suspended = tonumber(ARGV[3])
+  suspended = tonumber(ARGV[3]) * 1000
 end
 local epoch = redis.call('GET', KEYS[3]) or '0'
-return {count, tostring(seconds), suspended, epoch}
+return {count, now[1], now[2], suspended, epoch}
 `;
 
 type RedisClient = Redis | Cluster;
-type HitCommand = (counter: string, suspension: string, epoch: string, limit: number, multiple: number, seconds: number) => Promise<[number, string, number, string]>;
+type HitReply = [number, string, string, number, string];
+type HitCommand = (counter: string, suspension: string, epoch: string, limit: number, multiple: number, seconds: number, windowSeconds: number) => Promise<HitReply>;
 
 export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy): RateLimiter {
   redis.defineCommand("rateLimitHit", { numberOfKeys: 3, lua: HIT_SCRIPT });
   const hitCommand = (redis as unknown as { rateLimitHit: HitCommand }).rateLimitHit.bind(redis);
   return {
     async hit(key: LimitedKey): Promise<RateLimitDecision> {
-      const [count, seconds, suspended, epoch] = await hitCommand(
+      const [count, seconds, micros, suspendedMs, epoch] = await hitCommand(
         redisKeys.counter(key.workspaceId, key.id),
         redisKeys.suspension(key.workspaceId, key.id),
         redisKeys.authEpoch(key.workspaceId),
         key.limit,
         policy.suspendAfterMultiple,
         policy.suspendSeconds,
+        WINDOW_SECONDS,
       );
-      return decide(Number(count), key.limit, Number(seconds), Number(suspended), String(epoch));
+      const now = Number(seconds) + Number(micros) / 1_000_000;
+      return decide(Number(count), key.limit, now, Number(suspendedMs) / 1000, String(epoch));
     },
     async close() {},
   };

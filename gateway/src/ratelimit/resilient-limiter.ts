@@ -1,40 +1,56 @@
 import { ApiError, type Logger } from "@ws/shared";
 import type { LimitedKey, RateLimitDecision, RateLimiter } from "./limiter";
+import { createLimiterStats, type LimiterStats } from "./limiter-stats";
 
 export type FailureMode = "open" | "closed";
 
 /**
- * Redis first. While Redis fails, open mode limits per replica in memory (and
- * trusts no cached key), closed mode refuses with 503. Logs once per outage.
+ * Redis first, on every request, so the first request after Redis is back is
+ * limited through it again. While Redis fails (ioredis fails at once while
+ * disconnected, and after its command timeout when Redis is slow), open mode
+ * limits per replica in memory (and trusts no cached key), closed mode refuses
+ * with 503. Logs once per outage, not per request.
  */
 export function createResilientLimiter(options: {
   primary: RateLimiter;
   fallback: RateLimiter;
   mode: FailureMode;
   logger: Logger;
+  stats?: LimiterStats;
   onStateChange?: (degraded: boolean) => void;
-}): RateLimiter & { degraded(): boolean } {
-  let degraded = false;
+}): RateLimiter & { degraded(): boolean; stats: LimiterStats } {
+  const stats = options.stats ?? createLimiterStats();
   const setDegraded = (value: boolean, error?: unknown) => {
-    if (degraded === value) return;
-    degraded = value;
+    if (stats.degraded === value) return;
+    stats.degraded = value;
     options.onStateChange?.(value);
-    if (value) options.logger.error("redis unreachable: rate limiting falls back", { mode: options.mode, error: String(error) });
-    else options.logger.info("redis reachable again: rate limiting through redis");
+    if (value) {
+      stats.outages += 1;
+      options.logger.error("redis unreachable: rate limiting falls back", { mode: options.mode, error: String(error) });
+    } else {
+      options.logger.info("redis reachable again: rate limiting through redis");
+    }
   };
   return {
     async hit(key: LimitedKey): Promise<RateLimitDecision> {
+      let decision: RateLimitDecision;
       try {
-        const decision = await options.primary.hit(key);
-        setDegraded(false);
-        return decision;
+        decision = await options.primary.hit(key);
       } catch (error) {
+        stats.redisErrors += 1;
         setDegraded(true, error);
-        if (options.mode === "closed") throw new ApiError("service_unavailable", "Rate limiting is unavailable. Try again later.", { headers: { "retry-after": "1" } });
+        if (options.mode === "closed") {
+          stats.rejectedRequests += 1;
+          throw new ApiError("service_unavailable", "Rate limiting is unavailable. Try again later.", { headers: { "retry-after": "1" } });
+        }
+        stats.fallbackDecisions += 1;
         return options.fallback.hit(key);
       }
+      setDegraded(false);
+      return decision;
     },
-    degraded: () => degraded,
+    degraded: () => stats.degraded,
+    stats,
     async close() {
       await options.primary.close();
       await options.fallback.close();

@@ -1,0 +1,20 @@
+/**
+ * What the limiters tell metrics about Redis: one object per gateway process,
+ * read by whoever exports metrics (counters only rise; `degraded` is a gauge).
+ */
+export interface LimiterStats {
+  /** True while the last Redis call of the request limiter failed. */
+  degraded: boolean;
+  /** Times Redis went from reachable to unreachable. */
+  outages: number;
+  /** Redis calls that failed (request limiter and auth-failure limiter). */
+  redisErrors: number;
+  /** Decisions taken by the in-memory fallback in open mode. */
+  fallbackDecisions: number;
+  /** Requests refused with 503 in closed mode. */
+  rejectedRequests: number;
+}
+
+export function createLimiterStats(): LimiterStats {
+  return { degraded: false, outages: 0, redisErrors: 0, fallbackDecisions: 0, rejectedRequests: 0 };
+}
