@@ -1,0 +1,52 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import calculateSlot from "cluster-key-slot";
+import { Redis } from "ioredis";
+import { createRedisAuthFailureLimiter } from "./auth-failure-limiter";
+import { createRedisLimiter } from "./redis-limiter";
+import { redisKeys } from "./redis-keys";
+
+const url = process.env.REDIS_URL;
+const redis = url ? new Redis(url, { maxRetriesPerRequest: 0, lazyConnect: true }) : null;
+afterAll(() => redis?.disconnect());
+const unique = () => `${process.pid}_${Date.now()}_${Math.random().toString(36).slice(2)}`;
+
+describe("redis keys", () => {
+  test("when a script touches a key's counter, suspension and workspace epoch, then all three hash to one cluster slot", () => {
+    const slots = new Set([redisKeys.counter("ws_1", "key_1"), redisKeys.suspension("ws_1", "key_1"), redisKeys.authEpoch("ws_1")].map((key) => calculateSlot(key)));
+    expect(slots.size).toBe(1);
+  });
+});
+
+describe.skipIf(!url)("redis limiter scripts", () => {
+  test("when a key is hit, then the count rises in its clock-minute window, the epoch is read, and suspension happens once per window", async () => {
+    const workspaceId = `ws_${unique()}`;
+    await redis!.set(redisKeys.authEpoch(workspaceId), "42");
+    const limiter = createRedisLimiter(redis!, { suspendAfterMultiple: 2, suspendSeconds: 1 });
+    const key = { id: "key_1", workspaceId, limit: 2 };
+    const decisions = [];
+    for (let i = 0; i < 6; i++) decisions.push(await limiter.hit(key));
+    expect(decisions.map((d) => d.remaining)).toEqual([1, 0, 0, 0, 0, 0]);
+    expect(decisions[0]!.authEpoch).toBe("42");
+    expect(decisions[0]!.resetAt % 60).toBe(0);
+    // A straddled minute restarts the count; accept either shape but never a negative or a missing suspension.
+    if (decisions[0]!.resetAt === decisions[5]!.resetAt) {
+      expect(decisions.map((d) => d.outcome)).toEqual(["allowed", "allowed", "limited", "limited", "suspended", "suspended"]);
+      await Bun.sleep(1100);
+      const after = await limiter.hit(key);
+      if (after.resetAt === decisions[0]!.resetAt) expect(after.outcome).toBe("limited");
+    }
+  });
+
+  test("when an address keeps failing, then the shared counter refuses it past the limit with a Retry-After within the minute", async () => {
+    const limiter = createRedisAuthFailureLimiter(redis!, 2);
+    const address = `203.0.113.${unique()}`;
+    await limiter.recordFailure(address);
+    await limiter.recordFailure(address);
+    const error = await limiter.recordFailure(address).catch((caught) => caught);
+    expect(error?.code).toBe("rate_limit_exceeded");
+    const retryAfter = Number(error.toResponse().headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(await redis!.ttl(redisKeys.authFailures(address))).toBeLessThanOrEqual(60);
+  });
+});
