@@ -23,3 +23,4 @@ export * from "./http/health";
 export * from "./runtime/start-process";
 export * from "./service/service-app";
 export * from "./service/boot-service";
+export * from "./schemas/calendar";

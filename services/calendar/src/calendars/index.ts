@@ -1,7 +1,28 @@
 import { Elysia } from "elysia";
-import type { ServiceDeps } from "@ws/shared";
+import { Calendar, CalendarList, CalendarListQuery, CreateCalendarBody, ErrorObject, requirePrincipal, type ServiceDeps } from "@ws/shared";
+import * as service from "./service";
 
-// Placeholder until the calendar feature lands.
-export function calendarRoutes(_deps: ServiceDeps) {
-  return new Elysia().get("/api/calendar/calendars", () => ({ data: [], total: 0, page: 1, per_page: 20 }));
+const errors = { 400: ErrorObject, 401: ErrorObject, 403: ErrorObject, 404: ErrorObject, 422: ErrorObject };
+
+/** Contract 5 extension: calendars, the containers events go into. */
+export function calendarRoutes(deps: ServiceDeps) {
+  return new Elysia({ prefix: "/api/calendar/calendars" })
+    .use(requirePrincipal(deps.signingKey))
+    .post(
+      "/",
+      async ({ principal, body, set }) => {
+        set.status = 201;
+        return service.createCalendar(deps.sql, principal, body);
+      },
+      {
+        body: CreateCalendarBody,
+        response: { 201: Calendar, ...errors },
+        detail: { summary: "Create a calendar", description: "Needs calendar:create. team_id follows contract 6." },
+      },
+    )
+    .get("/", ({ principal, query }) => service.listCalendars(deps.sql, principal, query), {
+      query: CalendarListQuery,
+      response: { 200: CalendarList, ...errors },
+      detail: { summary: "List calendars", description: "Needs calendar:read. Ordered by created_at then id." },
+    });
 }

@@ -1,7 +1,31 @@
 import { Elysia } from "elysia";
-import type { ServiceDeps } from "@ws/shared";
+import { CalendarEvent, CalendarEventList, CreateEventBody, ErrorObject, EventListQuery, requirePrincipal, type ServiceDeps } from "@ws/shared";
+import * as service from "./service";
 
-// Placeholder until the calendar feature lands.
-export function eventRoutes(_deps: ServiceDeps) {
-  return new Elysia();
+const errors = { 400: ErrorObject, 401: ErrorObject, 403: ErrorObject, 404: ErrorObject, 422: ErrorObject };
+
+/** Spec 4.1 and 4.2: create and list calendar events. */
+export function eventRoutes(deps: ServiceDeps) {
+  return new Elysia({ prefix: "/api/calendar/events" })
+    .use(requirePrincipal(deps.signingKey))
+    .post(
+      "/",
+      async ({ principal, body, set }) => {
+        set.status = 201;
+        return service.createEvent(deps.sql, principal, body);
+      },
+      {
+        body: CreateEventBody,
+        response: { 201: CalendarEvent, ...errors },
+        detail: {
+          summary: "Create a calendar event",
+          description: "Needs calendar:create. Schema failures are 400 bad_request; ends_at before starts_at is 422 validation_error.",
+        },
+      },
+    )
+    .get("/", ({ principal, query }) => service.listEvents(deps.sql, principal, query), {
+      query: EventListQuery,
+      response: { 200: CalendarEventList, ...errors },
+      detail: { summary: "List calendar events", description: "Needs calendar:read. Ordered by starts_at then id." },
+    });
 }

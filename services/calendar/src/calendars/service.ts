@@ -1,0 +1,36 @@
+import { ApiError, assertCanAccess, listVisibility, resolveCreateTeam, uuidv7, type Pool, type Principal } from "@ws/shared";
+import type { Calendar, CalendarList, CalendarListQuery, CreateCalendarBody } from "@ws/shared";
+import { pagination } from "../common/pagination";
+import * as calendars from "./repository";
+
+const MAX_NAME_CODE_POINTS = 255;
+
+export async function createCalendar(sql: Pool, principal: Principal, body: CreateCalendarBody): Promise<Calendar> {
+  if (body.name.trim() === "" || [...body.name].length > MAX_NAME_CODE_POINTS) {
+    throw ApiError.badRequest("name must be 1 to 255 characters and not only whitespace.", ["name"]);
+  }
+  const teamId = resolveCreateTeam(principal, body.team_id);
+  return calendars.insertCalendar(sql, {
+    id: uuidv7(),
+    workspaceId: principal.workspace_id,
+    teamId,
+    name: body.name,
+    createdBy: principal.member_id,
+    createdAt: new Date(),
+  });
+}
+
+export async function listCalendars(sql: Pool, principal: Principal, query: CalendarListQuery): Promise<CalendarList> {
+  const { page, perPage, offset } = pagination(query);
+  const visibility = listVisibility(principal);
+  const total = await calendars.countCalendars(sql, principal.workspace_id, visibility);
+  const data = offset === null ? [] : await calendars.listCalendars(sql, principal.workspace_id, visibility, perPage, offset);
+  return { data, total, page, per_page: perPage };
+}
+
+/** Contract 5: an unknown or hidden calendar is 404, one outside the key's teams 403. */
+export async function requireWritableCalendar(sql: Pool, principal: Principal, calendarId: string): Promise<void> {
+  const calendar = await calendars.findCalendar(sql, principal.workspace_id, calendarId);
+  if (!calendar) throw ApiError.notFound("The calendar does not exist.");
+  assertCanAccess(principal, calendar.teamId, "The calendar");
+}

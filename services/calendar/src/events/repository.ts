@@ -1,0 +1,118 @@
+import type { Attendee, AttendeeStatus, CalendarEvent, ListVisibility, Sql } from "@ws/shared";
+import { visibleCalendars } from "../calendars/repository";
+
+export interface NewEvent {
+  id: string;
+  workspaceId: string;
+  calendarId: string;
+  title: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  isAllDay: boolean;
+  location: string | null;
+  conferenceUrl: string | null;
+  notes: string | null;
+  reminderMinutesBeforeStart: number | null;
+  attendees: { email: string | null; name: string | null; status: AttendeeStatus }[];
+  createdBy: string;
+  createdAt: Date;
+}
+
+export interface EventFilter {
+  workspaceId: string;
+  visibility: ListVisibility;
+  calendarId?: string;
+  startsFrom?: Date;
+  startsBefore?: Date;
+}
+
+interface EventRow {
+  id: string;
+  calendar_id: string;
+  title: string | null;
+  starts_at: Date;
+  ends_at: Date;
+  is_all_day: boolean;
+  location: string | null;
+  conference_url: string | null;
+  notes: string | null;
+  reminder_minutes_before_start: number | null;
+}
+
+interface AttendeeRow {
+  event_id: string;
+  email: string | null;
+  name: string | null;
+  status: AttendeeStatus;
+}
+
+const EVENT_COLUMNS = ["id", "calendar_id", "title", "starts_at", "ends_at", "is_all_day", "location", "conference_url", "notes", "reminder_minutes_before_start"] as const;
+
+function toAttendee(row: Pick<AttendeeRow, "email" | "name" | "status">): Attendee {
+  return { ...(row.email === null ? {} : { email: row.email }), ...(row.name === null ? {} : { name: row.name }), status: row.status };
+}
+
+function toEvent(row: EventRow, attendees: Attendee[]): CalendarEvent {
+  return {
+    id: row.id,
+    calendar_id: row.calendar_id,
+    title: row.title,
+    starts_at: row.starts_at.toISOString(),
+    ends_at: row.ends_at.toISOString(),
+    is_all_day: row.is_all_day,
+    location: row.location,
+    conference_url: row.conference_url,
+    attendees,
+    ...(row.notes === null ? {} : { notes: row.notes }),
+    ...(row.reminder_minutes_before_start === null ? {} : { reminder_minutes_before_start: row.reminder_minutes_before_start }),
+  };
+}
+
+export async function insertEvent(sql: Sql, event: NewEvent): Promise<CalendarEvent> {
+  const [row] = await sql<EventRow[]>`
+    insert into calendar_events (id, workspace_id, calendar_id, title, starts_at, ends_at, is_all_day, location, conference_url,
+      notes, reminder_minutes_before_start, created_by, created_at)
+    values (${event.id}, ${event.workspaceId}, ${event.calendarId}, ${event.title}, ${event.startsAt}, ${event.endsAt}, ${event.isAllDay},
+      ${event.location}, ${event.conferenceUrl}, ${event.notes}, ${event.reminderMinutesBeforeStart}, ${event.createdBy}, ${event.createdAt})
+    returning ${sql(EVENT_COLUMNS)}`;
+  if (event.attendees.length > 0) {
+    const rows = event.attendees.map((attendee, position) => ({ event_id: event.id, position, ...attendee }));
+    await sql`insert into calendar_event_attendees ${sql(rows, "event_id", "position", "email", "name", "status")}`;
+  }
+  return toEvent(row!, event.attendees.map(toAttendee));
+}
+
+function filterCondition(sql: Sql, filter: EventFilter) {
+  return sql`e.workspace_id = ${filter.workspaceId}
+    and ${visibleCalendars(sql, filter.workspaceId, filter.visibility)}
+    ${filter.calendarId === undefined ? sql`` : sql`and e.calendar_id = ${filter.calendarId}`}
+    ${filter.startsFrom === undefined ? sql`` : sql`and e.starts_at >= ${filter.startsFrom}`}
+    ${filter.startsBefore === undefined ? sql`` : sql`and e.starts_at < ${filter.startsBefore}`}`;
+}
+
+export async function countEvents(sql: Sql, filter: EventFilter): Promise<number> {
+  const [row] = await sql<{ total: number }[]>`
+    select count(*)::int as total from calendar_events e join calendars c on c.id = e.calendar_id
+    where ${filterCondition(sql, filter)}`;
+  return row!.total;
+}
+
+export async function listEvents(sql: Sql, filter: EventFilter, limit: number, offset: number): Promise<CalendarEvent[]> {
+  const rows = await sql<EventRow[]>`
+    select ${sql(EVENT_COLUMNS.map((column) => `e.${column}`))} from calendar_events e join calendars c on c.id = e.calendar_id
+    where ${filterCondition(sql, filter)}
+    order by e.starts_at, e.id
+    limit ${limit} offset ${offset}`;
+  if (rows.length === 0) return [];
+  const attendees = await sql<AttendeeRow[]>`
+    select event_id, email, name, status from calendar_event_attendees
+    where event_id = any(${sql.array(rows.map((row) => row.id))}::uuid[])
+    order by event_id, position`;
+  const byEvent = new Map<string, Attendee[]>();
+  for (const attendee of attendees) {
+    const list = byEvent.get(attendee.event_id) ?? [];
+    list.push(toAttendee(attendee));
+    byEvent.set(attendee.event_id, list);
+  }
+  return rows.map((row) => toEvent(row, byEvent.get(row.id) ?? []));
+}
