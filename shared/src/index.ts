@@ -23,4 +23,5 @@ export * from "./http/health";
 export * from "./runtime/start-process";
 export * from "./service/service-app";
 export * from "./service/boot-service";
+export * from "./schemas/pages";
 export * from "./schemas/calendar";

@@ -1,7 +1,64 @@
-import { Elysia } from "elysia";
-import { requirePrincipal, type ServiceDeps } from "@ws/shared";
+import { Elysia, t } from "elysia";
+import {
+  CreatePageBody,
+  ErrorObject,
+  Page,
+  PageList,
+  PageListQuery,
+  UpdatePageBody,
+  requirePrincipal,
+  type ServiceDeps,
+} from "@ws/shared";
+import { pageService } from "./service";
 
-// Placeholder until the pages feature lands: echoes the principal so the gateway can be tested.
+const PageId = t.Object({ id: t.String({ description: "The page id (UUID). Malformed, unknown, deleted or other-workspace ids answer 404." }) });
+
+/** Errors every page operation can answer, besides its own. */
+const COMMON_ERRORS = { 401: ErrorObject, 403: ErrorObject, 429: ErrorObject, 500: ErrorObject, 503: ErrorObject } as const;
+
+/** Spec 4.3 to 4.7: the five page operations under /v1/new-page. */
 export function pageRoutes(deps: ServiceDeps) {
-  return new Elysia().use(requirePrincipal(deps.signingKey)).get("/v1/new-page", ({ principal }) => ({ data: [], total: 0, page: 1, per_page: 20, principal }));
+  const pages = pageService(deps.sql);
+  return new Elysia({ name: "pages", prefix: "/v1/new-page" })
+    .use(requirePrincipal(deps.signingKey))
+    .get("/", ({ principal, query }) => pages.list(principal, query), {
+      query: PageListQuery,
+      response: { 200: PageList, 422: ErrorObject, ...COMMON_ERRORS },
+      detail: { operationId: "listPages", summary: "List pages", tags: ["Pages"] },
+    })
+    .post(
+      "/",
+      async ({ principal, body, set }) => {
+        set.status = 201;
+        return pages.create(principal, body);
+      },
+      {
+        body: CreatePageBody,
+        response: { 201: Page, 400: ErrorObject, 413: ErrorObject, 422: ErrorObject, ...COMMON_ERRORS },
+        detail: { operationId: "createPage", summary: "Create a page", tags: ["Pages"] },
+      },
+    )
+    .get("/:id", ({ principal, params }) => pages.get(principal, params.id), {
+      params: PageId,
+      response: { 200: Page, 404: ErrorObject, ...COMMON_ERRORS },
+      detail: { operationId: "getPage", summary: "Get a page", tags: ["Pages"] },
+    })
+    .put("/:id", ({ principal, params, body }) => pages.update(principal, params.id, body), {
+      params: PageId,
+      body: UpdatePageBody,
+      response: { 200: Page, 400: ErrorObject, 404: ErrorObject, 413: ErrorObject, 422: ErrorObject, ...COMMON_ERRORS },
+      detail: { operationId: "updatePage", summary: "Update a page", tags: ["Pages"] },
+    })
+    .delete(
+      "/:id",
+      async ({ principal, params, set }) => {
+        await pages.remove(principal, params.id);
+        set.status = 204;
+      },
+      {
+        params: PageId,
+        response: { 204: t.Void({ description: "Deleted, permanently." }), 404: ErrorObject, ...COMMON_ERRORS },
+        detail: { operationId: "deletePage", summary: "Delete a page", tags: ["Pages"] },
+      },
+    );
 }

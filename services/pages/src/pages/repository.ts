@@ -1,0 +1,102 @@
+import type { Page, PageSort, SortOrder, Sql } from "@ws/shared";
+
+/** The one module that reads and writes the pages table. */
+
+export type PageRow = Page;
+
+/** Microseconds, always six digits, in UTC with Z: two updates in one millisecond still compare in order as strings. */
+const COLUMNS = `id, team_id, title, content,
+  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at,
+  to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as updated_at`;
+
+export async function insertPage(
+  sql: Sql,
+  page: { id: string; workspaceId: string; teamId: string | null; title: string; content: string },
+): Promise<PageRow> {
+  const [row] = await sql<PageRow[]>`
+    insert into pages (id, workspace_id, team_id, title, content, created_at, updated_at)
+    values (${page.id}, ${page.workspaceId}, ${page.teamId}, ${page.title}, ${page.content}, now(), now())
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row!;
+}
+
+/** The page's team, with the row locked when `forUpdate` so that the access check and the write see the same row. */
+export async function findPage(sql: Sql, workspaceId: string, id: string, forUpdate = false): Promise<PageRow | undefined> {
+  const [row] = await sql<PageRow[]>`
+    select ${sql.unsafe(COLUMNS)} from pages
+    where workspace_id = ${workspaceId} and id = ${id}
+    ${forUpdate ? sql`for update` : sql``}`;
+  return row;
+}
+
+/**
+ * Omitted fields keep their values. updated_at moves past the stored value even
+ * when now() has not (same microsecond, or a transaction that started earlier).
+ */
+export async function updatePage(
+  sql: Sql,
+  workspaceId: string,
+  id: string,
+  changes: { title?: string; content?: string },
+): Promise<PageRow | undefined> {
+  const [row] = await sql<PageRow[]>`
+    update pages set
+      title = coalesce(${changes.title ?? null}::text, title),
+      content = coalesce(${changes.content ?? null}::text, content),
+      updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond')
+    where workspace_id = ${workspaceId} and id = ${id}
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
+export async function deletePage(sql: Sql, workspaceId: string, id: string): Promise<boolean> {
+  const result = await sql`delete from pages where workspace_id = ${workspaceId} and id = ${id}`;
+  return result.count > 0;
+}
+
+export interface PageListFilter {
+  workspaceId: string;
+  teamIds: string[];
+  includeWorkspaceLevel: boolean;
+  /** Case-insensitive substring of the title, taken literally. */
+  title?: string;
+}
+
+/** LIKE's wildcards and its escape character, made literal. */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+const SORT_EXPRESSIONS: Record<PageSort, string> = {
+  updated_at: "updated_at",
+  created_at: "created_at",
+  title: "lower(title)",
+};
+
+function where(sql: Sql, filter: PageListFilter) {
+  const teamIds = `{${filter.teamIds.join(",")}}`;
+  const visible = filter.includeWorkspaceLevel
+    ? sql`(team_id is null or team_id = any(${teamIds}::uuid[]))`
+    : sql`team_id = any(${teamIds}::uuid[])`;
+  const title = filter.title === undefined ? sql`` : sql`and lower(title) like '%' || lower(${escapeLike(filter.title)}) || '%'`;
+  return sql`where workspace_id = ${filter.workspaceId} and ${visible} ${title}`;
+}
+
+export async function listPages(
+  sql: Sql,
+  filter: PageListFilter,
+  options: { sort: PageSort; order: SortOrder; limit: number; offset: number },
+): Promise<PageRow[]> {
+  const direction = options.order === "asc" ? "asc" : "desc";
+  const orderBy = sql.unsafe(`${SORT_EXPRESSIONS[options.sort]} ${direction}, id ${direction}`);
+  return sql<PageRow[]>`
+    select ${sql.unsafe(COLUMNS)} from pages
+    ${where(sql, filter)}
+    order by ${orderBy}
+    limit ${options.limit} offset ${options.offset}`;
+}
+
+export async function countPages(sql: Sql, filter: PageListFilter): Promise<number> {
+  const [row] = await sql<{ total: string }[]>`select count(*) as total from pages ${where(sql, filter)}`;
+  return Number(row!.total);
+}
