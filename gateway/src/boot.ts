@@ -1,6 +1,7 @@
 import { Cluster, Redis } from "ioredis";
 import { createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess } from "@ws/shared";
 import { createApp } from "./app";
+import { documentationRoutes } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
 import { createMemoryEpochs, createRedisEpochs, type CredentialEpochs } from "./auth/credential-epochs";
 import { loadGatewayConfig, type GatewayConfig } from "./config";
@@ -100,6 +101,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     },
     isDraining: () => draining,
     logger,
+    documentation: documentationRoutes(),
   });
 
   return {

@@ -1,0 +1,258 @@
+import { ERROR_CODES, ERROR_STATUS, ErrorObject, PUBLIC_ROUTES, type ErrorCode, type PublicRoute } from "@ws/shared";
+import { createSchemaRegistry, exampleOf, type JsonSchema } from "./json-schema";
+import { OPERATIONAL_PATHS } from "./operational-paths";
+
+export const OPENAPI_VERSION = "3.1.0";
+export const API_VERSION = "1.0.0";
+
+type Reference = { $ref: string; description?: string };
+const ref = (kind: string, name: string, description?: string): Reference =>
+  description ? { $ref: `#/components/${kind}/${name}`, description } : { $ref: `#/components/${kind}/${name}` };
+
+const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+
+/** The response headers, each required where the document lists it. */
+const HEADERS: Record<string, { description: string; schema: JsonSchema; example: unknown }> = {
+  "X-Request-Id": {
+    description: "The request id: the caller's `X-Request-Id` when it is sane (1 to 128 of `A-Za-z0-9_.:-`), otherwise a new one. Also in `error.details.request_id`.",
+    schema: { type: "string" },
+    example: "5f1c2a4e-0b7d-4c1e-9a8f-2d3b4c5d6e7f",
+  },
+  "X-RateLimit-Limit": {
+    description: "Requests the key may send in one clock-minute window.",
+    schema: { type: "integer", minimum: 0 },
+    example: 1000,
+  },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the current window; never negative.",
+    schema: { type: "integer", minimum: 0 },
+    example: 999,
+  },
+  "X-RateLimit-Reset": {
+    description: "Unix time (seconds) at which the current window ends.",
+    schema: { type: "integer", minimum: 0 },
+    example: 1767225660,
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying.",
+    schema: { type: "integer", minimum: 0 },
+    example: 30,
+  },
+  "WWW-Authenticate": {
+    description: "The Bearer challenge (RFC 6750); `error=\"invalid_token\"` when a key was sent but refused.",
+    schema: { type: "string" },
+    example: 'Bearer realm="workspace-api", error="invalid_token"',
+  },
+  Allow: {
+    description: "The methods the path accepts.",
+    schema: { type: "string" },
+    example: "GET, POST",
+  },
+};
+const headerComponentName = (name: string) => name.replace(/-/g, "");
+
+interface ErrorResponseSpec {
+  status: number;
+  name: string;
+  description: string;
+  headers: string[];
+}
+
+/** Every error response the public API can give, with the headers it always carries. */
+const ERROR_RESPONSES: ErrorResponseSpec[] = [
+  { status: 400, name: "BadRequest", description: "The request is malformed.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
+  { status: 401, name: "Unauthorized", description: "`missing_token`: no `Authorization` or `X-API-Key` header. `invalid_token`: the key is malformed, unknown, revoked or expired, its creator is deactivated, or `Authorization` is not a Bearer credential.", headers: ["X-Request-Id", "WWW-Authenticate"] },
+  { status: 403, name: "Forbidden", description: "`insufficient_permissions`: the key lacks the operation's scope, or the resource is outside the teams the key targets. `forbidden`: the key's scopes allow it but its creator's role does not.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
+  { status: 404, name: "NotFound", description: "The resource does not exist or is not visible to the key's creator.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
+  { status: 405, name: "MethodNotAllowed", description: "The path exists but does not accept this method; `Allow` lists the methods it does.", headers: ["X-Request-Id", "Allow"] },
+  { status: 413, name: "PayloadTooLarge", description: "The request body is over the operation's limit.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
+  { status: 422, name: "ValidationFailed", description: "The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
+  { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Back off exponentially.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS, "Retry-After"] },
+  { status: 500, name: "InternalError", description: "Something failed on the server. The body never carries stack traces or internals; quote `X-Request-Id` when reporting it.", headers: ["X-Request-Id"] },
+  { status: 502, name: "BadGateway", description: "An upstream service answered something the gateway could not pass on.", headers: ["X-Request-Id"] },
+  { status: 503, name: "ServiceUnavailable", description: "An upstream service or datastore is down or did not answer in time. Retry later.", headers: ["X-Request-Id"] },
+];
+/** The unrouted 404 (unknown path) carries no rate-limit headers: it is answered before authentication. */
+const UNKNOWN_PATH: ErrorResponseSpec = { status: 404, name: "UnknownPath", description: "No public path matches.", headers: ["X-Request-Id"] };
+
+/** Statuses every authenticated operation can answer, whatever it does. */
+const COMMON_ERROR_STATUSES = [401, 403, 429, 500, 502, 503];
+
+export function errorCodesFor(status: number): ErrorCode[] {
+  const effective = status === 502 ? 503 : status;
+  return ERROR_CODES.filter((code) => ERROR_STATUS[code] === effective);
+}
+
+function errorExample(code: ErrorCode, status: number) {
+  const messages: Partial<Record<ErrorCode, string>> = {
+    missing_token: "Send an API key: Authorization: Bearer <API key>, or X-API-Key: <API key>.",
+    invalid_token: "The API key is not valid.",
+    insufficient_permissions: "The API key lacks the scope this operation needs.",
+    not_found: "The resource does not exist.",
+    validation_error: "Invalid value for title.",
+    rate_limit_exceeded: "Rate limit of 1000 requests per minute exceeded. Retry in 30 s.",
+  };
+  const details: Record<string, unknown> = { request_id: HEADERS["X-Request-Id"]!.example };
+  if (code === "validation_error" || code === "bad_request") details.fields = ["title"];
+  return {
+    summary: `${status} ${code}`,
+    value: { error: { code, message: messages[code] ?? `An error with code ${code}.`, details } },
+  };
+}
+
+function errorResponse(spec: ErrorResponseSpec) {
+  const codes = errorCodesFor(spec.status);
+  return {
+    description: spec.description,
+    headers: Object.fromEntries(spec.headers.map((name) => [name, ref("headers", headerComponentName(name))])),
+    content: {
+      "application/json": {
+        schema: {
+          allOf: [
+            ref("schemas", "Error"),
+            {
+              type: "object",
+              properties: { error: { type: "object", properties: { code: { enum: codes, description: `One of: ${codes.join(", ")}.` } } } },
+            },
+          ],
+        },
+        examples: Object.fromEntries(codes.map((code) => [code, errorExample(code, spec.status)])),
+      },
+    },
+  };
+}
+
+/** `/v1/new-page/:id` → `/v1/new-page/{id}`; paths are documented without a trailing slash (it is optional everywhere). */
+export function openApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1");
+}
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name: name!,
+    in: "path",
+    required: true,
+    description: "The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.",
+    schema: { type: "string" },
+    example: "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+  }));
+}
+
+function queryParameters(query: JsonSchema) {
+  const properties = (query.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((query.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    return {
+      name,
+      in: "query",
+      required: required.has(name),
+      ...(typeof description === "string" ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+/**
+ * The OpenAPI 3.1.0 document of the public API, generated from the public route
+ * table and the TypeBox schemas it references (the gateway's catch-all public
+ * handler means Elysia's own route list never sees these operations).
+ */
+export function buildOpenApiDocument(routes: readonly PublicRoute[] = PUBLIC_ROUTES) {
+  const schemas = createSchemaRegistry();
+  schemas.use({ ...ErrorObject, title: "Error", description: "The body of every 4xx and 5xx response (spec 2.6)." });
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    const item = (paths[path] ??= {});
+    const successSchema = route.success.schema ? schemas.use(route.success.schema) : undefined;
+    const bodySchema = route.body ? schemas.use(route.body) : undefined;
+    const errors = route.errors as Record<number, string | undefined>;
+    const statuses = [...new Set([...Object.keys(errors).map(Number), ...COMMON_ERROR_STATUSES])].sort((a, b) => a - b);
+    const responses: Record<string, unknown> = {
+      [route.success.status]: {
+        description: route.success.description,
+        headers: Object.fromEntries(["X-Request-Id", ...RATE_LIMIT_HEADERS].map((name) => [name, ref("headers", headerComponentName(name))])),
+        ...(successSchema
+          ? { content: { "application/json": { schema: successSchema, example: exampleOf(successSchema, schemas.components) } } }
+          : {}),
+      },
+    };
+    for (const status of statuses) {
+      const spec = ERROR_RESPONSES.find((candidate) => candidate.status === status)!;
+      responses[status] = ref("responses", spec.name, errors[status]);
+    }
+    item[route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      description: `${route.description}\n\nRequired scope: \`${route.scope}\`.`,
+      tags: [route.service === "pages" ? "Pages" : "Calendar"],
+      security: [{ bearerAuth: [route.scope] }, { apiKeyAuth: [route.scope] }],
+      "x-required-scope": route.scope,
+      "x-max-body-bytes": route.maxBodyBytes,
+      parameters: [...pathParameters(path), ...(route.query ? queryParameters(schemas.inline(route.query)) : [])],
+      ...(bodySchema
+        ? { requestBody: { required: true, content: { "application/json": { schema: bodySchema, example: exampleOf(bodySchema, schemas.components) } } } }
+        : {}),
+      responses,
+    };
+  }
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item) as { parameters: unknown[] }[]) {
+      if (operation.parameters.length === 0) delete (operation as { parameters?: unknown }).parameters;
+    }
+  }
+
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: "Workspace API",
+      version: API_VERSION,
+      description: [
+        "The public API of the workspace service: pages and calendar events.",
+        "",
+        "**Authentication.** Every operation needs an API key: `Authorization: Bearer <key>` (preferred) or `X-API-Key: <key>`; when both are sent, `Authorization` wins. Each operation names the scope it needs (`x-required-scope`); the key's effective permission is its scopes intersected with its creator's role.",
+        "",
+        "**Errors.** Every 4xx and 5xx body is the `Error` object; `error.code` is machine-readable and `error.details.fields` names offending fields. An unknown path answers `404 not_found`; a known path with another method `405 method_not_allowed` with `Allow` (neither carries rate-limit headers, see `x-unrouted-responses`).",
+        "",
+        "**Rate limit.** 1000 requests a minute per key by default, in clock-minute windows. Every response to an authenticated request carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a `429` also `Retry-After`. Every response carries `X-Request-Id`.",
+        "",
+        "**Paths.** A trailing slash is optional on every path (`/api/calendar/events/` as the specification writes it and `/api/calendar/events` are the same); this document writes every path without one.",
+      ].join("\n"),
+    },
+    servers: [{ url: "/", description: "The gateway that serves this document (by default http://localhost:8080)." }],
+    security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
+    tags: [
+      { name: "Pages", description: "Pages of plain text or Markdown (`/v1/new-page`)." },
+      { name: "Calendar", description: "Calendars and their events (`/api/calendar/...`)." },
+      { name: "Operations", description: "Unauthenticated paths: this document, the docs page, liveness and readiness." },
+    ],
+    paths: { ...paths, ...OPERATIONAL_PATHS },
+    components: {
+      schemas: schemas.components,
+      responses: Object.fromEntries([...ERROR_RESPONSES, UNKNOWN_PATH].map((spec) => [spec.name, errorResponse(spec)])),
+      headers: Object.fromEntries(
+        Object.entries(HEADERS).map(([name, header]) => [headerComponentName(name), { ...header, required: true }]),
+      ),
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "`Authorization: Bearer <API key>`; the scheme name is case-insensitive. Keys look like `wsk_<secret>`.",
+        },
+        apiKeyAuth: {
+          type: "apiKey",
+          in: "header",
+          name: "X-API-Key",
+          description: "`X-API-Key: <API key>`, for clients that cannot set `Authorization`.",
+        },
+      },
+    },
+    "x-unrouted-responses": {
+      "404": ref("responses", UNKNOWN_PATH.name),
+      "405": ref("responses", "MethodNotAllowed"),
+    },
+  };
+}
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
