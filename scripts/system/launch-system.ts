@@ -68,12 +68,12 @@ export async function launchSystem(options: SystemOptions): Promise<RunningSyste
     for (let i = 0; i < replicas; i++) {
       const env = clean({
         ...shared,
-        ...options.gatewayEnv,
         PORT: String(options.port + i),
         ADMIN_PORT: String(options.adminPort + i),
         ADMIN_TOKEN: adminToken,
         PAGES_URL: pagesUrl,
         CALENDAR_URL: calendarUrl,
+        ...options.gatewayEnv,
       });
       const name = replicas > 1 ? `gateway-${i}` : "gateway";
       const child = startChild(name, commandFor("gateway", runtime), env, output);
@@ -81,8 +81,8 @@ export async function launchSystem(options: SystemOptions): Promise<RunningSyste
       gateways.push(child);
       gatewayUrls.push(`http://127.0.0.1:${options.port + i}`);
       adminUrls.push(`http://127.0.0.1:${options.adminPort + i}`);
-      // Replicas start one after another so only the first applies migrations.
-      await waitUntilOk(`${gatewayUrls[i]}/readyz`, child, timeout);
+      // Replicas start one after another so only the first applies migrations; a gateway listens only once booted.
+      await waitUntilOk(`${gatewayUrls[i]}/healthz`, child, timeout);
     }
     return { gatewayUrls, adminUrls, adminToken, signingKey, pagesUrl, calendarUrl, children, stop };
   } catch (error) {

@@ -15,7 +15,8 @@ const ENTRY: Record<ProcessName, string> = {
 export function commandFor(process: ProcessName, runtime: RuntimeName): string[] {
   const bin = `${REPO_ROOT}node_modules/.bin/${runtime}`;
   const entry = `${REPO_ROOT}${ENTRY[process]}/main.${runtime}.ts`;
-  return runtime === "bun" ? [bin, entry] : [bin, "run", "--allow-all", "--quiet", entry];
+  // Bun's own parser would answer large headers with a bare 431; let the gateway answer with the error object.
+  return runtime === "bun" ? [bin, "--max-http-header-size=1048576", entry] : [bin, "run", "--allow-all", "--quiet", entry];
 }
 
 export interface Child {

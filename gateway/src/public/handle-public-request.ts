@@ -9,6 +9,17 @@ import type { RateLimiter } from "../ratelimit/limiter";
 import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
 import type { RouteTable } from "../routing/route-table";
 
+/** Larger header blocks are refused with the error object (the runtime's own parser limit is set far above). */
+export const MAX_HEADER_BYTES = 32 * 1024;
+
+function headerBytes(headers: Headers): number {
+  let size = 0;
+  headers.forEach((value, name) => {
+    size += name.length + value.length + 4;
+  });
+  return size;
+}
+
 export interface PublicRequestDeps {
   routes: RouteTable;
   authenticator: Authenticator;
@@ -37,6 +48,9 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
     let routeName = "unmatched";
     let response: Response;
     try {
+      if (headerBytes(request.headers) > MAX_HEADER_BYTES) {
+        throw new ApiError("request_header_fields_too_large", `The request headers exceed ${MAX_HEADER_BYTES} bytes.`);
+      }
       const match = deps.routes.match(request.method, url.pathname);
       if (match.kind === "not_found") throw ApiError.notFound("No such path.");
       if (match.kind === "method_not_allowed") {

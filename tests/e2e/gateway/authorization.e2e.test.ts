@@ -1,0 +1,80 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { apiClient } from "../../harness/http";
+import { sharedSystem, type TestSystem } from "../../harness/system";
+import { seedTenant, type Tenant } from "../../harness/tenant";
+
+let system: TestSystem;
+let tenant: Tenant;
+beforeAll(async () => {
+  system = await sharedSystem();
+  tenant = await seedTenant(system);
+});
+
+describe("scopes and the creator's role", () => {
+  test("when the key lacks the route's scope, then it is 403 insufficient_permissions", async () => {
+    const call = apiClient(system.baseUrl, await tenant.key({ scopes: ["docs:read"] }));
+    const response = await call("POST", "/api/calendar/events", {});
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe("insufficient_permissions");
+  });
+
+  test("when the key lacks docs:delete, then deleting a page that does not exist is still 403 (scope before lookup)", async () => {
+    const call = apiClient(system.baseUrl, await tenant.key({ scopes: ["docs:read"] }));
+    const response = await call("DELETE", "/v1/new-page/00000000-0000-7000-8000-000000000000");
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe("insufficient_permissions");
+  });
+
+  test("when the key has a scope its creator's role does not allow, then it is 403 forbidden", async () => {
+    const guest = await tenant.member("guest");
+    const call = apiClient(system.baseUrl, await tenant.key({ created_by: guest, scopes: ["docs:read", "docs:create"] }));
+    expect((await call("GET", "/v1/new-page")).status).toBe(200);
+    const response = await call("POST", "/v1/new-page", { title: "x" });
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe("forbidden");
+  });
+
+  test("when the creator's role changes, then the next request is judged by the new role", async () => {
+    const memberId = await tenant.member("member");
+    const call = apiClient(system.baseUrl, await tenant.key({ created_by: memberId, scopes: ["docs:read", "docs:delete"] }));
+    const missing = "/v1/new-page/00000000-0000-7000-8000-000000000000";
+    expect((await call("DELETE", missing)).status).toBe(404);
+    await tenant.admin.updateMember(tenant.workspaceId, memberId, { role: "guest" });
+    const demoted = await call("DELETE", missing);
+    expect(demoted.status).toBe(403);
+    expect(demoted.body.error.code).toBe("forbidden");
+    await tenant.admin.updateMember(tenant.workspaceId, memberId, { role: "member" });
+    expect((await call("DELETE", missing)).status).toBe(404);
+  });
+
+  test("when a permissions object is given, then it expands to the scopes of spec 5.2", async () => {
+    const created = await tenant.admin.createKey(tenant.workspaceId, {
+      name: "levels",
+      created_by: tenant.ownerId,
+      permissions: { calendar: "write", docs: "read", workflows: "run" },
+    });
+    expect([...created.scopes].sort()).toEqual(["calendar:create", "calendar:read", "calendar:update", "docs:read", "workflows:read", "workflows:run"]);
+  });
+});
+
+describe("routing at the gateway", () => {
+  test("when the path is unknown, then it is 404 not_found even without a key", async () => {
+    const response = await apiClient(system.baseUrl)("GET", "/v2/nothing");
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe("not_found");
+  });
+
+  test("when the method is not allowed on a known path, then it is 405 with an Allow header", async () => {
+    for (const method of ["PATCH", "PROPFIND", "OPTIONS"]) {
+      const response = await apiClient(system.baseUrl)(method, "/v1/new-page/");
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("GET, POST");
+      expect(response.body.error.code).toBe("method_not_allowed");
+    }
+  });
+
+  test("when the management API is asked for on the public port, then it is not there", async () => {
+    const response = await apiClient(system.baseUrl)("POST", "/admin/v1/workspaces", { name: "x" });
+    expect(response.status).toBe(404);
+  });
+});

@@ -1,0 +1,104 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { apiClient } from "../../harness/http";
+import { sharedSystem, type TestSystem } from "../../harness/system";
+import { seedTenant, type Tenant } from "../../harness/tenant";
+
+let system: TestSystem;
+let tenant: Tenant;
+let admin: ReturnType<typeof apiClient>;
+beforeAll(async () => {
+  system = await sharedSystem();
+  tenant = await seedTenant(system);
+  admin = apiClient(system.adminUrl, system.adminToken);
+});
+
+const ws = () => `/admin/v1/workspaces/${tenant.workspaceId}`;
+
+function expectFields(response: { status: number; body: any }, fields: string[]) {
+  expect(response.status).toBe(422);
+  expect(response.body.error.code).toBe("validation_error");
+  for (const field of fields) expect(response.body.error.details.fields).toContain(field);
+}
+
+describe("the management API", () => {
+  test("when no admin token or a wrong one is sent, then it is 401", async () => {
+    expect((await apiClient(system.adminUrl)("POST", "/admin/v1/workspaces", { name: "x" })).status).toBe(401);
+    expect((await apiClient(system.adminUrl, "wrong-token-wrong-token")("POST", "/admin/v1/workspaces", { name: "x" })).status).toBe(401);
+  });
+
+  test("when a workspace is created, then it answers 201 with id, name and created_at", async () => {
+    const response = await admin("POST", "/admin/v1/workspaces", { name: "Acme" });
+    expect(response.status).toBe(201);
+    expect(Object.keys(response.body).sort()).toEqual(["created_at", "id", "name"]);
+    expect(response.body.created_at).toMatch(/Z$/);
+  });
+
+  test("when bodies are invalid, then it is 422 naming the fields", async () => {
+    expectFields(await admin("POST", "/admin/v1/workspaces", { name: "" }), ["name"]);
+    expectFields(await admin("POST", "/admin/v1/workspaces", {}), ["name"]);
+    expectFields(await admin("POST", `${ws()}/teams`, { name: 7 }), ["name"]);
+    expectFields(await admin("POST", `${ws()}/members`, { email: "not-an-email", role: "king" }), ["email", "role"]);
+    expectFields(await admin("POST", `${ws()}/api-keys`, { name: "k", created_by: tenant.ownerId, scopes: ["docs:fly"] }), ["scopes"]);
+    expectFields(await admin("POST", `${ws()}/api-keys`, { name: "k", created_by: tenant.ownerId }), ["scopes", "permissions"]);
+    expectFields(await admin("POST", `${ws()}/api-keys`, { name: "k", created_by: tenant.ownerId, permissions: { docs: "root" } }), ["permissions"]);
+    expectFields(await admin("POST", `${ws()}/api-keys`, { name: "k", created_by: "00000000-0000-7000-8000-000000000000", scopes: ["docs:read"] }), ["created_by"]);
+    expectFields(await admin("POST", `${ws()}/api-keys`, { name: "k", created_by: tenant.ownerId, scopes: ["docs:read"], expires_at: "2001-01-01T00:00:00Z" }), ["expires_at"]);
+    expectFields(await admin("POST", `${ws()}/api-keys`, { name: "k", created_by: tenant.ownerId, scopes: ["docs:read"], rate_limit_per_minute: 0 }), ["rate_limit_per_minute"]);
+    expectFields(await admin("PATCH", `${ws()}/members/${tenant.ownerId}`, {}), ["role", "active", "team_ids"]);
+  });
+
+  test("when the JSON is malformed, then it is 400 bad_request", async () => {
+    const response = await admin("POST", "/admin/v1/workspaces", "{not json");
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe("bad_request");
+  });
+
+  test("when a key targets a team its creator is not in, then it is refused; owners may target any team", async () => {
+    const team = await tenant.team();
+    const member = await tenant.member("member");
+    expectFields(await admin("POST", `${ws()}/api-keys`, { name: "k", created_by: member, scopes: ["docs:read"], team_ids: [team] }), ["team_ids"]);
+    const byOwner = await admin("POST", `${ws()}/api-keys`, { name: "k", created_by: tenant.ownerId, scopes: ["docs:read"], team_ids: [team] });
+    expect(byOwner.status).toBe(201);
+    expect(byOwner.body.team_ids).toEqual([team]);
+  });
+
+  test("when a key is created, then the full key is returned once and never listed", async () => {
+    const created = await admin("POST", `${ws()}/api-keys`, { name: "ci deploy (prod)", created_by: tenant.ownerId, scopes: ["docs:read"] });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toStartWith("wsk_");
+    expect(created.body.key.startsWith(created.body.prefix)).toBe(true);
+    for (const field of ["id", "key", "prefix", "name", "scopes", "team_ids", "expires_at", "created_by", "created_at"]) expect(created.body).toHaveProperty(field);
+    const listed = await admin("GET", `${ws()}/api-keys`);
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain(created.body.key);
+    expect(listed.body.data.find((key: any) => key.id === created.body.id).prefix).toBe(created.body.prefix);
+  });
+
+  test("when a key is revoked, then it answers 204, and an unknown or malformed key id is 404", async () => {
+    const { id } = await tenant.keyWithId();
+    expect((await admin("DELETE", `${ws()}/api-keys/${id}`)).status).toBe(204);
+    expect((await admin("DELETE", `${ws()}/api-keys/00000000-0000-7000-8000-000000000000`)).status).toBe(404);
+    expect((await admin("DELETE", `${ws()}/api-keys/nope`)).status).toBe(404);
+    expect((await admin("GET", "/admin/v1/workspaces/nope/api-keys")).status).toBe(404);
+  });
+
+  test("when the management CLI runs, then it performs the same operations", async () => {
+    const run = async (...args: string[]) => {
+      const child = Bun.spawn([`${process.cwd()}/node_modules/.bin/bun`, "gateway/src/cli/admin.ts", ...args], {
+        env: { ...process.env, ADMIN_URL: system.adminUrl, ADMIN_TOKEN: system.adminToken },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const out = await new Response(child.stdout).text();
+      expect(await child.exited).toBe(0);
+      return JSON.parse(out);
+    };
+    const workspace = await run("workspace", "create", "CLI workspace");
+    const member = await run("member", "add", workspace.id, "--email", "cli@example.com", "--role", "admin");
+    const key = await run("key", "create", workspace.id, "--name", "cli key", "--created-by", member.id, "--permission", "docs=read");
+    expect(key.scopes).toEqual(["docs:read"]);
+    expect((await apiClient(system.baseUrl, key.key)("GET", "/v1/new-page")).status).toBe(200);
+    await run("key", "revoke", workspace.id, key.id);
+    expect((await apiClient(system.baseUrl, key.key)("GET", "/v1/new-page")).status).toBe(401);
+  });
+});

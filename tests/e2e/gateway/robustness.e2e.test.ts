@@ -1,0 +1,86 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { createConnection } from "node:net";
+import { isErrorObject } from "../../harness/http";
+import { sharedSystem, type TestSystem } from "../../harness/system";
+import { seedTenant } from "../../harness/tenant";
+
+let system: TestSystem;
+let key: string;
+beforeAll(async () => {
+  system = await sharedSystem();
+  key = await (await seedTenant(system)).key();
+});
+
+/** Sends raw bytes, for requests fetch() refuses to make. */
+function raw(port: number, request: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ port, host: "127.0.0.1" });
+    let data = Buffer.alloc(0);
+    socket.on("data", (chunk) => (data = Buffer.concat([data, chunk])));
+    socket.on("end", () => {
+      const text = data.toString("latin1");
+      resolve({ status: Number(text.slice(9, 12)), body: text.slice(text.indexOf("\r\n\r\n") + 4) });
+    });
+    socket.on("error", reject);
+    socket.write(request);
+  });
+}
+
+async function expectError(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status);
+  const body = await response.json();
+  expect(isErrorObject(body)).toBe(true);
+  expect(body.error.code).toBe(code);
+}
+
+describe("nothing a client can send produces a 500", () => {
+  const post = (path: string, body: BodyInit, contentType?: string) =>
+    fetch(system.baseUrl + path, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, ...(contentType ? { "content-type": contentType } : {}) },
+      body,
+    });
+
+  for (const path of ["/v1/new-page", "/api/calendar/events/"]) {
+    test(`when ${path} gets malformed JSON, then it is 400 bad_request`, async () => {
+      await expectError(await post(path, "{\"title\": ", "application/json"), 400, "bad_request");
+    });
+    test(`when ${path} gets JSON that is not an object, then it is 400 bad_request`, async () => {
+      await expectError(await post(path, "[1,2]", "application/json"), 400, "bad_request");
+      await expectError(await post(path, "null", "application/json"), 400, "bad_request");
+    });
+    test(`when ${path} gets a body without Content-Type: application/json, then it is 400 bad_request`, async () => {
+      await expectError(await post(path, '{"title":"x"}', "text/plain"), 400, "bad_request");
+      await expectError(await post(path, '{"title":"x"}'), 400, "bad_request");
+    });
+    test(`when ${path} gets bytes that are not UTF-8, then it is 400 bad_request`, async () => {
+      await expectError(await post(path, new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), "application/json"), 400, "bad_request");
+    });
+  }
+
+  test("when the headers are huge, then it is 431 with the error object", async () => {
+    const response = await fetch(`${system.baseUrl}/v1/new-page`, { headers: { authorization: `Bearer ${key}`, "x-padding": "a".repeat(100_000) } });
+    await expectError(response, 431, "request_header_fields_too_large");
+  });
+
+  test("when a body is larger than the route allows, then it is 413 payload_too_large", async () => {
+    const response = await post("/api/calendar/events", JSON.stringify({ notes: "x".repeat(2 * 1024 * 1024) }), "application/json");
+    await expectError(response, 413, "payload_too_large");
+  });
+
+  test("when a header holds bytes that are not UTF-8, then it is an error object, not a 500", async () => {
+    const port = Number(new URL(system.baseUrl).port);
+    const response = await raw(port, Buffer.concat([Buffer.from("GET /v1/new-page HTTP/1.1\r\nHost: x\r\nX-API-Key: "), Buffer.from([0xff, 0xfe]), Buffer.from("\r\nConnection: close\r\n\r\n")]));
+    expect(response.status).toBe(401);
+    expect(isErrorObject(JSON.parse(response.body))).toBe(true);
+  });
+
+  test("when the path has invalid percent-encoding, then it is an error object, not a 500", async () => {
+    const port = Number(new URL(system.baseUrl).port);
+    for (const path of ["/v1/new-page/%ff%fe", "/%zz", "/v1/new-page/%00"]) {
+      const response = await raw(port, Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`));
+      expect(response.status).toBeLessThan(500);
+      expect(isErrorObject(JSON.parse(response.body))).toBe(true);
+    }
+  });
+});
