@@ -13,21 +13,23 @@ function recordingLogger() {
 
 function switchable() {
   let up = true;
+  let delayMs = 0;
   const primary: RateLimiter = {
     async hit(key) {
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
       if (!up) throw new Error("Stream isn't writeable");
       return { outcome: "allowed", limit: key.limit, remaining: key.limit - 1, resetAt: 60, retryAfter: 0, authEpoch: "5" };
     },
     async close() {},
   };
-  return { primary, setUp: (value: boolean) => (up = value) };
+  return { primary, setUp: (value: boolean) => (up = value), setDelay: (ms: number) => (delayMs = ms) };
 }
 
 function build(mode: FailureMode) {
-  const { primary, setUp } = switchable();
+  const { primary, setUp, setDelay } = switchable();
   const { logger, lines } = recordingLogger();
   const limiter = createResilientLimiter({ primary, fallback: createMemoryLimiter({ suspendAfterMultiple: 2, suspendSeconds: 60 }, null), mode, logger });
-  return { limiter, setUp, lines };
+  return { limiter, setUp, setDelay, lines };
 }
 
 const key = { id: "key_a", workspaceId: "ws_1", limit: 2 };
@@ -66,5 +68,21 @@ describe("resilient limiter", () => {
     expect((error as ApiError).status).toBe(503);
     expect((error as ApiError).code).toBe("service_unavailable");
     expect(limiter.stats.rejectedRequests).toBe(1);
+  });
+
+  test("when Redis stalls during an outage, then only one request at a time waits on it and the others are decided in memory at once", async () => {
+    const { limiter, setUp, setDelay } = build("open");
+    setUp(false);
+    await limiter.hit(key);
+    setDelay(50);
+    const started = performance.now();
+    const timings = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        await limiter.hit({ ...key, limit: 100 });
+        return performance.now() - started;
+      }),
+    );
+    expect(timings.filter((ms) => ms >= 45)).toHaveLength(1);
+    expect(limiter.stats.redisErrors).toBe(2);
   });
 });

@@ -5,11 +5,12 @@ import { createLimiterStats, type LimiterStats } from "./limiter-stats";
 export type FailureMode = "open" | "closed";
 
 /**
- * Redis first, on every request, so the first request after Redis is back is
- * limited through it again. While Redis fails (ioredis fails at once while
- * disconnected, and after its command timeout when Redis is slow), open mode
- * limits per replica in memory (and trusts no cached key), closed mode refuses
- * with 503. Logs once per outage, not per request.
+ * Redis first. While Redis fails (ioredis fails at once while disconnected,
+ * and after its command timeout when Redis stalls), open mode limits per
+ * replica in memory (and trusts no cached key), closed mode refuses with 503.
+ * During an outage one request at a time still probes Redis, so a stalled Redis
+ * costs one timeout per probe rather than per request, and the first probe that
+ * succeeds puts every request back on Redis. Logs once per outage.
  */
 export function createResilientLimiter(options: {
   primary: RateLimiter;
@@ -31,20 +32,29 @@ export function createResilientLimiter(options: {
       options.logger.info("redis reachable again: rate limiting through redis");
     }
   };
+  let probing = false;
+  const withoutRedis = (key: LimitedKey): Promise<RateLimitDecision> => {
+    if (options.mode === "closed") {
+      stats.rejectedRequests += 1;
+      throw new ApiError("service_unavailable", "Rate limiting is unavailable. Try again later.", { headers: { "retry-after": "1" } });
+    }
+    stats.fallbackDecisions += 1;
+    return options.fallback.hit(key);
+  };
   return {
     async hit(key: LimitedKey): Promise<RateLimitDecision> {
+      if (stats.degraded && probing) return withoutRedis(key);
+      const probe = stats.degraded;
+      if (probe) probing = true;
       let decision: RateLimitDecision;
       try {
         decision = await options.primary.hit(key);
       } catch (error) {
         stats.redisErrors += 1;
         setDegraded(true, error);
-        if (options.mode === "closed") {
-          stats.rejectedRequests += 1;
-          throw new ApiError("service_unavailable", "Rate limiting is unavailable. Try again later.", { headers: { "retry-after": "1" } });
-        }
-        stats.fallbackDecisions += 1;
-        return options.fallback.hit(key);
+        return withoutRedis(key);
+      } finally {
+        if (probe) probing = false;
       }
       setDegraded(false);
       return decision;

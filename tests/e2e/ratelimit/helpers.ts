@@ -65,7 +65,15 @@ export async function throwawayRedis() {
       child.kill("SIGKILL");
       await exited;
     },
+    /** Freezes it (SIGSTOP): connections stay open but nothing answers, as with a stalled Redis. */
+    pause() {
+      child?.kill("SIGSTOP");
+    },
+    resume() {
+      child?.kill("SIGCONT");
+    },
     async dispose() {
+      server.resume();
       client.disconnect();
       await server.stop();
     },
