@@ -9,7 +9,7 @@ export async function createCalendar(sql: Pool, principal: Principal, body: Crea
   if (body.name.trim() === "" || [...body.name].length > MAX_NAME_CODE_POINTS) {
     throw ApiError.badRequest("name must be 1 to 255 characters and not only whitespace.", ["name"]);
   }
-  const teamId = resolveCreateTeam(principal, body.team_id);
+  const teamId = calendarTeam(principal, body.team_id);
   return calendars.insertCalendar(sql, {
     id: uuidv7(),
     workspaceId: principal.workspace_id,
@@ -18,6 +18,22 @@ export async function createCalendar(sql: Pool, principal: Principal, body: Crea
     createdBy: principal.member_id,
     createdAt: new Date(),
   });
+}
+
+/**
+ * Contract 6's team rules, answered in the calendar's dialect: contract 3 keeps
+ * 422 on the calendar for ends_at before starts_at alone, so an unusable
+ * team_id is a 400 bad_request here.
+ */
+function calendarTeam(principal: Principal, requested: string | null | undefined): string | null {
+  try {
+    return resolveCreateTeam(principal, requested);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "validation_error") {
+      throw new ApiError("bad_request", error.message, { details: error.details });
+    }
+    throw error;
+  }
 }
 
 export async function listCalendars(sql: Pool, principal: Principal, query: CalendarListQuery): Promise<CalendarList> {

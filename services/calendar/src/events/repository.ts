@@ -30,8 +30,8 @@ interface EventRow {
   id: string;
   calendar_id: string;
   title: string | null;
-  starts_at: Date;
-  ends_at: Date;
+  starts_at: string;
+  ends_at: string;
   is_all_day: boolean;
   location: string | null;
   conference_url: string | null;
@@ -46,7 +46,18 @@ interface AttendeeRow {
   status: AttendeeStatus;
 }
 
-const EVENT_COLUMNS = ["id", "calendar_id", "title", "starts_at", "ends_at", "is_all_day", "location", "conference_url", "notes", "reminder_minutes_before_start"] as const;
+/**
+ * The columns an event is answered from, for a table aliased e. Instants are
+ * rendered by Postgres: the driver's Date parsing reads years below 100 as 19xx.
+ */
+function eventColumns(sql: Sql) {
+  return sql`e.id, e.calendar_id, e.title, ${utc(sql, sql`e.starts_at`)} as starts_at, ${utc(sql, sql`e.ends_at`)} as ends_at,
+    e.is_all_day, e.location, e.conference_url, e.notes, e.reminder_minutes_before_start`;
+}
+
+function utc(sql: Sql, column: ReturnType<Sql>) {
+  return sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
 
 function toAttendee(row: Pick<AttendeeRow, "email" | "name" | "status">): Attendee {
   return { ...(row.email === null ? {} : { email: row.email }), ...(row.name === null ? {} : { name: row.name }), status: row.status };
@@ -57,8 +68,8 @@ function toEvent(row: EventRow, attendees: Attendee[]): CalendarEvent {
     id: row.id,
     calendar_id: row.calendar_id,
     title: row.title,
-    starts_at: row.starts_at.toISOString(),
-    ends_at: row.ends_at.toISOString(),
+    starts_at: row.starts_at,
+    ends_at: row.ends_at,
     is_all_day: row.is_all_day,
     location: row.location,
     conference_url: row.conference_url,
@@ -70,11 +81,12 @@ function toEvent(row: EventRow, attendees: Attendee[]): CalendarEvent {
 
 export async function insertEvent(sql: Sql, event: NewEvent): Promise<CalendarEvent> {
   const [row] = await sql<EventRow[]>`
-    insert into calendar_events (id, workspace_id, calendar_id, title, starts_at, ends_at, is_all_day, location, conference_url,
+    with e as (insert into calendar_events (id, workspace_id, calendar_id, title, starts_at, ends_at, is_all_day, location, conference_url,
       notes, reminder_minutes_before_start, created_by, created_at)
     values (${event.id}, ${event.workspaceId}, ${event.calendarId}, ${event.title}, ${event.startsAt}, ${event.endsAt}, ${event.isAllDay},
       ${event.location}, ${event.conferenceUrl}, ${event.notes}, ${event.reminderMinutesBeforeStart}, ${event.createdBy}, ${event.createdAt})
-    returning ${sql(EVENT_COLUMNS)}`;
+    returning *)
+    select ${eventColumns(sql)} from e`;
   if (event.attendees.length > 0) {
     const rows = event.attendees.map((attendee, position) => ({ event_id: event.id, position, ...attendee }));
     await sql`insert into calendar_event_attendees ${sql(rows, "event_id", "position", "email", "name", "status")}`;
@@ -99,7 +111,7 @@ export async function countEvents(sql: Sql, filter: EventFilter): Promise<number
 
 export async function listEvents(sql: Sql, filter: EventFilter, limit: number, offset: number): Promise<CalendarEvent[]> {
   const rows = await sql<EventRow[]>`
-    select ${sql(EVENT_COLUMNS.map((column) => `e.${column}`))} from calendar_events e join calendars c on c.id = e.calendar_id
+    select ${eventColumns(sql)} from calendar_events e join calendars c on c.id = e.calendar_id
     where ${filterCondition(sql, filter)}
     order by e.starts_at, e.id
     limit ${limit} offset ${offset}`;
