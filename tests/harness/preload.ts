@@ -1,5 +1,8 @@
-import { afterAll } from "bun:test";
+import { afterAll, setDefaultTimeout } from "bun:test";
 import { stopSharedSystem } from "./system";
+
+// End-to-end tests start real processes; `bun test` and `npm test` both get this.
+setDefaultTimeout(120_000);
 
 afterAll(async () => {
   await stopSharedSystem();

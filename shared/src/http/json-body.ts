@@ -38,3 +38,8 @@ export function jsonBodies() {
     WITHOUT_BODY.has(request.method) ? null : readJsonObject(request),
   );
 }
+
+/** 204 with no body at all: Deno refuses a Response that has a body with a null-body status. */
+export function noContent(): Response {
+  return new Response(null, { status: 204 });
+}

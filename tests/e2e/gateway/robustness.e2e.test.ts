@@ -58,8 +58,9 @@ describe("nothing a client can send produces a 500", () => {
     });
   }
 
+  // Past the runtime's own parser limit (1 MiB as Bun is started, about 64 KiB in Deno) the runtime answers by itself.
   test("when the headers are huge, then it is 431 with the error object", async () => {
-    const response = await fetch(`${system.baseUrl}/v1/new-page`, { headers: { authorization: `Bearer ${key}`, "x-padding": "a".repeat(100_000) } });
+    const response = await fetch(`${system.baseUrl}/v1/new-page`, { headers: { authorization: `Bearer ${key}`, "x-padding": "a".repeat(40_000) } });
     await expectError(response, 431, "request_header_fields_too_large");
   });
 

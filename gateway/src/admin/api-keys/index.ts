@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { noContent } from "@ws/shared";
 import type { AdminDeps } from "../admin-context";
 import { CreateApiKeyBody, ListApiKeysQuery } from "./model";
 import { createApiKey, listKeys, revokeKey } from "./service";
@@ -15,9 +16,8 @@ export function apiKeyRoutes(deps: AdminDeps) {
       { body: CreateApiKeyBody },
     )
     .get("/admin/v1/workspaces/:ws/api-keys", ({ params, query }) => listKeys(deps, params.ws, query), { query: ListApiKeysQuery })
-    .delete("/admin/v1/workspaces/:ws/api-keys/:id", async ({ params, set }) => {
+    .delete("/admin/v1/workspaces/:ws/api-keys/:id", async ({ params }) => {
       await revokeKey(deps, params.ws, params.id);
-      set.status = 204;
-      return null;
+      return noContent();
     });
 }
