@@ -1,0 +1,345 @@
+import { describe, expect, test } from "bun:test";
+import {
+  RULES,
+  checkObservation,
+  getHeader,
+  judgeRateLimitRun,
+  msUntilNextWindow,
+  readRateLimitHeaders,
+  windowEndAt,
+  type JudgeOptions,
+  type Observation,
+  type RuleId,
+} from "./ratelimit-rules.js";
+
+const MINUTE = 60_000;
+/** 2030-01-01T10:00:00Z, a window start. */
+const WINDOW_START = Date.UTC(2030, 0, 1, 10, 0, 0);
+
+interface WindowSpec {
+  limit: number;
+  sent: number;
+  /** ms after WINDOW_START of the first request */
+  startOffset?: number;
+  /** ms between two requests */
+  spacing?: number;
+  /** requests the key had already used in this window before the run */
+  usedBefore?: number;
+  firstOrder?: number;
+}
+
+/**
+ * What a correct gateway answers to `sent` requests sent one after another
+ * within one window: limit admitted counting down, the rest 429.
+ */
+function correctWindow(spec: WindowSpec): Observation[] {
+  const spacing = spec.spacing ?? 10;
+  const start = WINDOW_START + (spec.startOffset ?? 5_000);
+  const observations: Observation[] = [];
+  for (let i = 0; i < spec.sent; i += 1) {
+    const sentAt = start + i * spacing;
+    const servedAt = sentAt + 2;
+    const count = (spec.usedBefore ?? 0) + i + 1;
+    const reset = windowEndAt(servedAt);
+    const headers: Record<string, string> = {
+      "X-RateLimit-Limit": String(spec.limit),
+      "X-RateLimit-Remaining": String(Math.max(0, spec.limit - count)),
+      "X-RateLimit-Reset": String(reset),
+    };
+    let status = 200;
+    let body = JSON.stringify({ data: [], total: 0, page: 1, per_page: 1 });
+    if (count > spec.limit) {
+      status = 429;
+      headers["Retry-After"] = String(Math.max(1, reset - Math.floor(servedAt / 1000)));
+      body = JSON.stringify({ error: { code: "rate_limit_exceeded", message: "Rate limit exceeded." } });
+    }
+    observations.push({ status, headers, body, sentAt, receivedAt: servedAt + 2, order: (spec.firstOrder ?? 0) + i });
+  }
+  return observations;
+}
+
+function rulesOf(observations: Observation[], options?: JudgeOptions): RuleId[] {
+  return judgeRateLimitRun(observations, options).violations.map((v) => v.rule);
+}
+
+function withHeader(observation: Observation, name: string, value: string | undefined): Observation {
+  const headers = { ...observation.headers };
+  if (value === undefined) delete headers[name];
+  else headers[name] = value;
+  return { ...observation, headers };
+}
+
+/** Requests answered in the same instant, so their order is unknown. */
+function concurrent(observations: Observation[], order: number): Observation[] {
+  const sentAt = Math.min(...observations.map((o) => o.sentAt ?? 0));
+  const receivedAt = Math.max(...observations.map((o) => o.receivedAt ?? 0));
+  return observations.map((o) => ({ ...o, sentAt, receivedAt, order }));
+}
+
+function shuffled<T>(items: T[]): T[] {
+  const copy = items.slice();
+  for (let i = copy.length - 1; i > 0; i -= 1) {
+    const j = (i * 7919) % (i + 1);
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}
+
+describe("a window kept to the rules", () => {
+  test("when exactly the limit is admitted and the rest get 429, then no rule is broken", () => {
+    const verdict = judgeRateLimitRun(correctWindow({ limit: 30, sent: 45 }), { expectedLimit: 30 });
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.windows).toEqual([
+      { reset: windowEndAt(WINDOW_START), limit: 30, total: 45, admitted: 30, rejected: 15, exact: true, saturated: true },
+    ]);
+  });
+
+  test("when headers arrive in k6's canonical case, then they are read like any other case", () => {
+    const observation = correctWindow({ limit: 5, sent: 1 })[0]!;
+    const k6Style: Observation = {
+      ...observation,
+      headers: { "X-Ratelimit-Limit": "5", "X-Ratelimit-Remaining": "4", "X-Ratelimit-Reset": String(windowEndAt(WINDOW_START)) },
+    };
+    expect(readRateLimitHeaders(k6Style.headers)).toMatchObject({ limit: 5, remaining: 4, reset: windowEndAt(WINDOW_START) });
+    expect(checkObservation(k6Style)).toEqual([]);
+    expect(getHeader({ "retry-after": "3" }, "Retry-After")).toBe("3");
+  });
+
+  test("when a burst is answered concurrently in any order, then the window is still exact", () => {
+    const head = correctWindow({ limit: 20, sent: 3 });
+    const burst = concurrent(shuffled(correctWindow({ limit: 20, sent: 30 }).slice(3, 27)), 3);
+    const tail = correctWindow({ limit: 20, sent: 30 }).slice(27).map((o, i) => ({ ...o, order: 4 + i }));
+    expect(rulesOf([...head, ...burst, ...tail], { expectedLimit: 20 })).toEqual([]);
+  });
+
+  test("when the run straddles two windows, then each is judged by its own reset", () => {
+    const endOfFirst = correctWindow({ limit: 10, sent: 4, startOffset: 59_000, spacing: 100 });
+    const second = correctWindow({ limit: 10, sent: 14, startOffset: MINUTE + 100, firstOrder: 4 });
+    const verdict = judgeRateLimitRun([...endOfFirst, ...second], { expectedLimit: 10 });
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.windows.map((w) => [w.reset, w.total, w.admitted, w.rejected, w.saturated])).toEqual([
+      [windowEndAt(WINDOW_START), 4, 4, 0, false],
+      [windowEndAt(WINDOW_START + MINUTE), 14, 10, 4, true],
+    ]);
+  });
+
+  test("when a key used by others is judged with fresh inferred, then a window it joined late is not held to exact counts", () => {
+    const joinedLate = correctWindow({ limit: 10, sent: 12, usedBefore: 5 });
+    expect(rulesOf(joinedLate, { fresh: "infer" })).toEqual([]);
+    expect(rulesOf(joinedLate, { fresh: true })).toContain("under_admission");
+  });
+
+  test("when some requests got no response, then the window's counts are bounded instead of exact", () => {
+    const answered = correctWindow({ limit: 10, sent: 15 });
+    const lost = { ...answered[3], status: 0, headers: {}, body: null };
+    const observations = [...answered.slice(0, 3), lost, ...answered.slice(4)];
+    const verdict = judgeRateLimitRun(observations, { expectedLimit: 10 });
+    expect(verdict.unknown).toBe(1);
+    expect(verdict.violations).toEqual([]);
+  });
+
+  test("when only the limit is judged, then an upstream error still counts as an admitted request", () => {
+    const observations = correctWindow({ limit: 5, sent: 7 }).map((o, i) => (i === 1 ? { ...o, status: 503 } : o));
+    expect(rulesOf(observations, { admittedStatuses: "any" })).toEqual([]);
+    expect(rulesOf(observations)).toEqual(["unexpected_status"]);
+  });
+
+  test("when a key is suspended and suspension is allowed, then key_suspended 429s pass", () => {
+    const observations = correctWindow({ limit: 2, sent: 3 });
+    observations[2] = {
+      ...withHeader(observations[2]!, "Retry-After", "300"),
+      body: JSON.stringify({ error: { code: "key_suspended", message: "Suspended." } }),
+    };
+    expect(rulesOf(observations, { allowSuspension: true })).toEqual([]);
+    expect(rulesOf(observations)).toContain("wrong_error_code");
+  });
+});
+
+interface BrokenCase {
+  when: string;
+  rule: RuleId;
+  observations: () => Observation[];
+  options?: JudgeOptions;
+}
+
+const LIMIT = 10;
+const good = () => correctWindow({ limit: LIMIT, sent: 15 });
+const firstRejected = 10;
+
+const brokenCases: BrokenCase[] = [
+  {
+    when: "X-RateLimit-Remaining is absent",
+    rule: "missing_header",
+    observations: () => good().map((o, i) => (i === 2 ? withHeader(o, "X-RateLimit-Remaining", undefined) : o)),
+  },
+  {
+    when: "X-RateLimit-Reset is not a number",
+    rule: "malformed_header",
+    observations: () => good().map((o, i) => (i === 2 ? withHeader(o, "X-RateLimit-Reset", "soon") : o)),
+  },
+  {
+    when: "X-RateLimit-Remaining goes negative past the limit",
+    rule: "remaining_negative",
+    observations: () => good().map((o, i) => (i >= firstRejected ? withHeader(o, "X-RateLimit-Remaining", String(firstRejected - 1 - i)) : o)),
+  },
+  {
+    when: "an admitted request reports the whole limit left, as if it was not counted",
+    rule: "remaining_out_of_range",
+    observations: () => good().map((o, i) => (i === 0 ? withHeader(o, "X-RateLimit-Remaining", String(LIMIT)) : o)),
+  },
+  {
+    when: "a 429 reports requests left",
+    rule: "remaining_not_zero_on_429",
+    observations: () => good().map((o, i) => (i === firstRejected ? withHeader(o, "X-RateLimit-Remaining", "1") : o)),
+  },
+  {
+    when: "X-RateLimit-Reset is not at a minute boundary",
+    rule: "reset_not_minute_boundary",
+    observations: () => good().map((o) => withHeader(o, "X-RateLimit-Reset", String(windowEndAt(WINDOW_START) + 7))),
+  },
+  {
+    when: "X-RateLimit-Reset is a minute boundary, but not the end of the current window",
+    rule: "reset_not_window_end",
+    observations: () => good().map((o) => withHeader(o, "X-RateLimit-Reset", String(windowEndAt(WINDOW_START) + 60))),
+  },
+  {
+    when: "a 429 has no Retry-After",
+    rule: "missing_retry_after",
+    observations: () => good().map((o, i) => (i === 12 ? withHeader(o, "Retry-After", undefined) : o)),
+  },
+  {
+    when: "Retry-After is an HTTP date instead of seconds",
+    rule: "missing_retry_after",
+    observations: () => good().map((o, i) => (i === 12 ? withHeader(o, "Retry-After", "Wed, 01 Jan 2030 10:01:00 GMT") : o)),
+  },
+  {
+    when: "Retry-After on a rate_limit_exceeded 429 points far past the window's end",
+    rule: "retry_after_not_window_end",
+    observations: () => good().map((o, i) => (i === 12 ? withHeader(o, "Retry-After", "3600") : o)),
+  },
+  {
+    when: "Retry-After on a rate_limit_exceeded 429 says retry at once, with most of the window left",
+    rule: "retry_after_not_window_end",
+    observations: () => good().map((o, i) => (i === 12 ? withHeader(o, "Retry-After", "0") : o)),
+  },
+  {
+    when: "a 429 body carries another error code",
+    rule: "wrong_error_code",
+    observations: () => good().map((o, i) => (i === 12 ? { ...o, body: JSON.stringify({ error: { code: "too_many", message: "x" } }) } : o)),
+  },
+  {
+    when: "a 429 body is not JSON",
+    rule: "wrong_error_code",
+    observations: () => good().map((o, i) => (i === 12 ? { ...o, body: "Too Many Requests" } : o)),
+  },
+  {
+    when: "an admitted request fails upstream",
+    rule: "unexpected_status",
+    observations: () => good().map((o, i) => (i === 4 ? { ...o, status: 502 } : o)),
+  },
+  {
+    when: "X-RateLimit-Limit changes within a run",
+    rule: "limit_changed",
+    observations: () => good().map((o, i) => (i === 12 ? withHeader(o, "X-RateLimit-Limit", String(LIMIT + 1)) : o)),
+  },
+  {
+    when: "X-RateLimit-Limit is not the limit the key was given",
+    rule: "limit_mismatch",
+    observations: () => correctWindow({ limit: LIMIT, sent: 15 }),
+    options: { expectedLimit: LIMIT * 2 },
+  },
+  {
+    when: "one request more than the limit is admitted",
+    rule: "over_admission",
+    observations: () =>
+      good().map((o, i) => (i === firstRejected ? { ...withHeader(withHeader(o, "Retry-After", undefined), "X-RateLimit-Remaining", "0"), status: 200, body: "{}" } : o)),
+  },
+  {
+    when: "429s start before the limit is reached in a window the run had to itself",
+    rule: "under_admission",
+    observations: () =>
+      good().map((o, i) =>
+        i === firstRejected - 1
+          ? { ...withHeader(withHeader(o, "Retry-After", "55"), "X-RateLimit-Remaining", "0"), status: 429, body: JSON.stringify({ error: { code: "rate_limit_exceeded", message: "x" } }) }
+          : o,
+      ),
+  },
+  {
+    when: "a burst's admitted requests skip a count (one request counted twice)",
+    rule: "remaining_not_exact",
+    observations: () => {
+      const window = good();
+      const burst = concurrent(window.slice(0, LIMIT), 0).map((o, i) => (i === 4 ? withHeader(o, "X-RateLimit-Remaining", "4") : o));
+      return [...burst, ...window.slice(LIMIT).map((o, i) => ({ ...o, order: 1 + i }))];
+    },
+  },
+  {
+    when: "two admitted requests of a window the run shared report the same remaining",
+    rule: "remaining_duplicate",
+    observations: () => {
+      const burst = concurrent(correctWindow({ limit: LIMIT, sent: 8, usedBefore: 1 }), 0);
+      return burst.map((o, i) => (i === 1 ? withHeader(o, "X-RateLimit-Remaining", burst[0]!.headers["X-RateLimit-Remaining"] as string) : o));
+    },
+    options: { fresh: false },
+  },
+  {
+    when: "a later request reports more requests left than an earlier one",
+    rule: "remaining_not_decreasing",
+    observations: () => {
+      const window = good();
+      const swap = window.map((o) => o);
+      const [second, third] = [window[2]!, window[3]!];
+      swap[2] = { ...third, order: 2, sentAt: second.sentAt, receivedAt: second.receivedAt };
+      swap[3] = { ...second, order: 3, sentAt: third.sentAt, receivedAt: third.receivedAt };
+      return swap;
+    },
+    options: { fresh: false },
+  },
+  {
+    when: "a request is admitted after an earlier one of the same window got 429",
+    rule: "admitted_after_429",
+    observations: () => {
+      const window = good();
+      const early429 = window[12]!;
+      const [fifth, sixth] = [window[4]!, window[5]!];
+      return [
+        ...window.slice(0, 4),
+        { ...early429, order: 4, sentAt: fifth.sentAt, receivedAt: fifth.receivedAt },
+        { ...fifth, order: 5, sentAt: sixth.sentAt, receivedAt: sixth.receivedAt },
+      ];
+    },
+    options: { fresh: false },
+  },
+];
+
+describe("a window that breaks a rule", () => {
+  for (const c of brokenCases) {
+    test(`when ${c.when}, then the run is rejected for ${c.rule}`, () => {
+      const verdict = judgeRateLimitRun(c.observations(), c.options ?? { expectedLimit: LIMIT });
+      expect(verdict.violations.map((v) => v.rule)).toContain(c.rule);
+      for (const v of verdict.violations) expect(v.message.length).toBeGreaterThan(0);
+    });
+  }
+
+  test("when every rule is listed, then each has a case above that breaks it", () => {
+    const covered = new Set(brokenCases.map((c) => c.rule));
+    expect(Object.keys(RULES).filter((rule) => !covered.has(rule as RuleId))).toEqual([]);
+  });
+
+  test("when the good window behind every case is judged, then it passes, so each case fails for its own reason", () => {
+    expect(rulesOf(good(), { expectedLimit: LIMIT })).toEqual([]);
+  });
+});
+
+describe("window timing", () => {
+  test("when a moment is inside a minute, then its window ends at the next minute", () => {
+    expect(windowEndAt(WINDOW_START)).toBe(WINDOW_START / 1000 + 60);
+    expect(windowEndAt(WINDOW_START + 59_999)).toBe(WINDOW_START / 1000 + 60);
+    expect(windowEndAt(WINDOW_START + 60_000)).toBe(WINDOW_START / 1000 + 120);
+  });
+
+  test("when a moment is inside a minute, then the next window starts after the rest of that minute", () => {
+    expect(msUntilNextWindow(WINDOW_START + 45_000)).toBe(15_000);
+    expect(msUntilNextWindow(WINDOW_START)).toBe(60_000);
+  });
+});

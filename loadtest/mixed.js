@@ -1,0 +1,56 @@
+// @ts-check
+/**
+ * A realistic mix of page and calendar operations at a constant arrival rate
+ * (an open model: requests keep coming whether or not the system keeps up).
+ * One iteration is one request, so RATE is requests per second.
+ *
+ *   ADMIN_URL=http://localhost:8081 ADMIN_TOKEN=… k6 run loadtest/mixed.js
+ *   API_KEY=wsk_… RATE=10 k6 run loadtest/mixed.js
+ */
+import { baseUrls, credentials, durationFrom, durationSeconds, integerFrom, numberFrom } from "./lib/config.js";
+import { parseMix } from "./lib/mix.js";
+import { runOperation, setupWorkload, workloadThresholds } from "./lib/workload.js";
+
+const URLS = baseUrls(__ENV);
+const CREDENTIALS = credentials(__ENV);
+const MIX = parseMix(__ENV.MIX);
+const RATE = integerFrom(__ENV, "RATE", 50, { min: 1, max: 100000 });
+const DURATION = durationFrom(__ENV, "DURATION", "2m", 4 * 3600);
+const VUS = integerFrom(__ENV, "VUS", Math.max(10, Math.ceil(RATE / 5)), { min: 1, max: 20000 });
+const SEED_PAGES = integerFrom(__ENV, "SEED_PAGES", 20, { min: 1, max: 1000 });
+const SCENARIO = "mixed";
+
+/** @type {import("k6/options").Options} */
+export const options = {
+  setupTimeout: "2m",
+  summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"],
+  scenarios: {
+    [SCENARIO]: {
+      executor: "constant-arrival-rate",
+      rate: RATE,
+      timeUnit: "1s",
+      duration: DURATION,
+      preAllocatedVUs: VUS,
+      maxVUs: VUS * 4,
+    },
+  },
+  thresholds: Object.assign(
+    workloadThresholds(SCENARIO, {
+      p95: numberFrom(__ENV, "P95_MS", 300, { min: 1 }),
+      p99: numberFrom(__ENV, "P99_MS", 800, { min: 1 }),
+      errorRate: numberFrom(__ENV, "ERROR_RATE", 0.01, { min: 0, max: 1 }),
+    }),
+    // More than 1% of iterations not started: the load generator ran out of VUs,
+    // so the latencies above describe less load than RATE.
+    { dropped_iterations: ["count<" + Math.max(1, Math.ceil(RATE * durationSeconds(DURATION) * 0.01))] },
+  ),
+};
+
+export function setup() {
+  return setupWorkload({ urls: URLS, credentials: CREDENTIALS, peakPerSecond: RATE, seedPages: SEED_PAGES, label: "k6 mixed" });
+}
+
+/** @param {import("./lib/workload.js").WorkloadData} data */
+export default function (data) {
+  runOperation(data, MIX);
+}

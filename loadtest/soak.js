@@ -1,0 +1,60 @@
+// @ts-check
+/**
+ * A soak: the operation mix at a moderate constant rate for a long time, to
+ * find what only time shows (connection-pool exhaustion, leaks, a growing
+ * table slowing the list). The final tenth of the run is held to the same
+ * targets as the whole, so a slow drift fails the run even when the average
+ * looks fine.
+ *
+ *   ADMIN_URL=http://localhost:8081 ADMIN_TOKEN=… DURATION=2h k6 run loadtest/soak.js
+ */
+import exec from "k6/execution";
+import { baseUrls, credentials, durationFrom, durationSeconds, integerFrom, numberFrom } from "./lib/config.js";
+import { parseMix } from "./lib/mix.js";
+import { soakPhaseAt } from "./lib/profiles.js";
+import { runOperation, setupWorkload, workloadThresholds } from "./lib/workload.js";
+
+const URLS = baseUrls(__ENV);
+const CREDENTIALS = credentials(__ENV);
+const MIX = parseMix(__ENV.MIX);
+const RATE = integerFrom(__ENV, "RATE", 20, { min: 1, max: 100000 });
+const DURATION = durationFrom(__ENV, "DURATION", "30m", 24 * 3600);
+const TOTAL_SECONDS = durationSeconds(DURATION);
+const VUS = integerFrom(__ENV, "VUS", Math.max(10, Math.ceil(RATE / 5)), { min: 1, max: 20000 });
+const SEED_PAGES = integerFrom(__ENV, "SEED_PAGES", 20, { min: 1, max: 1000 });
+const P95_MS = numberFrom(__ENV, "P95_MS", 300, { min: 1 });
+const P99_MS = numberFrom(__ENV, "P99_MS", 800, { min: 1 });
+const ERROR_RATE = numberFrom(__ENV, "ERROR_RATE", 0.01, { min: 0, max: 1 });
+const SCENARIO = "soak";
+
+const thresholds = workloadThresholds(SCENARIO, { p95: P95_MS, p99: P99_MS, errorRate: ERROR_RATE });
+thresholds["http_req_duration{scenario:" + SCENARIO + ",phase:final}"] = ["p(95)<" + P95_MS, "p(99)<" + P99_MS];
+thresholds["http_req_failed{scenario:" + SCENARIO + ",phase:final}"] = ["rate<" + ERROR_RATE];
+thresholds.dropped_iterations = ["count<" + Math.max(1, Math.ceil(RATE * TOTAL_SECONDS * 0.01))];
+
+/** @type {import("k6/options").Options} */
+export const options = {
+  setupTimeout: "2m",
+  summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"],
+  scenarios: {
+    [SCENARIO]: {
+      executor: "constant-arrival-rate",
+      rate: RATE,
+      timeUnit: "1s",
+      duration: DURATION,
+      preAllocatedVUs: VUS,
+      maxVUs: VUS * 4,
+    },
+  },
+  thresholds,
+};
+
+export function setup() {
+  return setupWorkload({ urls: URLS, credentials: CREDENTIALS, peakPerSecond: RATE, seedPages: SEED_PAGES, label: "k6 soak" });
+}
+
+/** @param {import("./lib/workload.js").WorkloadData} data */
+export default function (data) {
+  const phase = soakPhaseAt(TOTAL_SECONDS, (Date.now() - exec.scenario.startTime) / 1000);
+  runOperation(data, MIX, { phase });
+}
