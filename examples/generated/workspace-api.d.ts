@@ -624,14 +624,26 @@ export interface components {
                 };
             };
         };
-        /** @description `rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Back off exponentially. */
+        /** @description `rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, so no `X-RateLimit-*` headers. Back off exponentially. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
-                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                /**
+                 * @description Requests the key may send in one clock-minute window.
+                 * @example 1000
+                 */
+                "X-RateLimit-Limit"?: number;
+                /**
+                 * @description Requests left in the current window; never negative.
+                 * @example 999
+                 */
+                "X-RateLimit-Remaining"?: number;
+                /**
+                 * @description Unix time (seconds) at which the current window ends.
+                 * @example 1767225660
+                 */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -650,6 +662,21 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                /**
+                 * @description Requests the key may send in one clock-minute window.
+                 * @example 1000
+                 */
+                "X-RateLimit-Limit"?: number;
+                /**
+                 * @description Requests left in the current window; never negative.
+                 * @example 999
+                 */
+                "X-RateLimit-Remaining"?: number;
+                /**
+                 * @description Unix time (seconds) at which the current window ends.
+                 * @example 1767225660
+                 */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -668,6 +695,21 @@ export interface components {
         BadGateway: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                /**
+                 * @description Requests the key may send in one clock-minute window.
+                 * @example 1000
+                 */
+                "X-RateLimit-Limit"?: number;
+                /**
+                 * @description Requests left in the current window; never negative.
+                 * @example 999
+                 */
+                "X-RateLimit-Remaining"?: number;
+                /**
+                 * @description Unix time (seconds) at which the current window ends.
+                 * @example 1767225660
+                 */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -682,10 +724,30 @@ export interface components {
                 };
             };
         };
-        /** @description An upstream service or datastore is down or did not answer in time. Retry later. */
+        /** @description An upstream service or datastore is down or did not answer in time (or, with `RATE_LIMIT_FAILURE_MODE=closed`, rate limiting is unavailable). Retry later. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                /**
+                 * @description Seconds to wait before retrying.
+                 * @example 30
+                 */
+                "Retry-After"?: number;
+                /**
+                 * @description Requests the key may send in one clock-minute window.
+                 * @example 1000
+                 */
+                "X-RateLimit-Limit"?: number;
+                /**
+                 * @description Requests left in the current window; never negative.
+                 * @example 999
+                 */
+                "X-RateLimit-Remaining"?: number;
+                /**
+                 * @description Unix time (seconds) at which the current window ends.
+                 * @example 1767225660
+                 */
+                "X-RateLimit-Reset"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -1029,9 +1091,9 @@ export interface operations {
     listCalendarEvents: {
         parameters: {
             query?: {
-                /** @description Result page number, from 1. */
+                /** @description Result page number, at least 1. */
                 page?: number;
-                /** @description Page size; above 100 is answered with 100. */
+                /** @description Page size, at least 1; above 100 is answered with 100. */
                 per_page?: number;
                 /** @description Only events of this calendar. */
                 calendar_id?: string;
@@ -1183,9 +1245,9 @@ export interface operations {
     listCalendars: {
         parameters: {
             query?: {
-                /** @description Result page number, from 1. */
+                /** @description Result page number, at least 1. */
                 page?: number;
-                /** @description Page size; above 100 is answered with 100. */
+                /** @description Page size, at least 1; above 100 is answered with 100. */
                 per_page?: number;
             };
             header?: never;

@@ -1,3 +1,5 @@
+import { assertConforms, isPublicGateway } from "./openapi-conformance";
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -5,7 +7,11 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
-/** Calls the API with a key and parses whatever comes back. */
+/**
+ * Calls the API with a key and parses whatever comes back. Every response of the
+ * public gateway is checked against the OpenAPI document: one it does not
+ * describe throws (tests/harness/openapi-conformance.ts).
+ */
 export function apiClient(baseUrl: string, key?: string) {
   return async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
     const response = await fetch(baseUrl + path, {
@@ -23,6 +29,9 @@ export function apiClient(baseUrl: string, key?: string) {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = undefined;
+    }
+    if (await isPublicGateway(baseUrl)) {
+      assertConforms({ method, path, status: response.status, headers: response.headers, text });
     }
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   };

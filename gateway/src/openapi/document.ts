@@ -56,6 +56,8 @@ interface ErrorResponseSpec {
   name: string;
   description: string;
   headers: string[];
+  /** Headers it carries only sometimes. */
+  optionalHeaders?: string[];
 }
 
 /** Every error response the public API can give, with the headers it always carries. */
@@ -67,10 +69,10 @@ const ERROR_RESPONSES: ErrorResponseSpec[] = [
   { status: 405, name: "MethodNotAllowed", description: "The path exists but does not accept this method; `Allow` lists the methods it does.", headers: ["X-Request-Id", "Allow"] },
   { status: 413, name: "PayloadTooLarge", description: "The request body is over the operation's limit.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 422, name: "ValidationFailed", description: "The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
-  { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Back off exponentially.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS, "Retry-After"] },
-  { status: 500, name: "InternalError", description: "Something failed on the server. The body never carries stack traces or internals; quote `X-Request-Id` when reporting it.", headers: ["X-Request-Id"] },
-  { status: 502, name: "BadGateway", description: "An upstream service answered something the gateway could not pass on.", headers: ["X-Request-Id"] },
-  { status: 503, name: "ServiceUnavailable", description: "An upstream service or datastore is down or did not answer in time. Retry later.", headers: ["X-Request-Id"] },
+  { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, so no `X-RateLimit-*` headers. Back off exponentially.", headers: ["X-Request-Id", "Retry-After"], optionalHeaders: RATE_LIMIT_HEADERS },
+  { status: 500, name: "InternalError", description: "Something failed on the server. The body never carries stack traces or internals; quote `X-Request-Id` when reporting it.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
+  { status: 502, name: "BadGateway", description: "An upstream service answered something the gateway could not pass on.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
+  { status: 503, name: "ServiceUnavailable", description: "An upstream service or datastore is down or did not answer in time (or, with `RATE_LIMIT_FAILURE_MODE=closed`, rate limiting is unavailable). Retry later.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
 ];
 /** The unrouted 404 (unknown path) carries no rate-limit headers: it is answered before authentication. */
 const UNKNOWN_PATH: ErrorResponseSpec = { status: 404, name: "UnknownPath", description: "No public path matches.", headers: ["X-Request-Id"] };
@@ -104,7 +106,10 @@ function errorResponse(spec: ErrorResponseSpec) {
   const codes = errorCodesFor(spec.status);
   return {
     description: spec.description,
-    headers: Object.fromEntries(spec.headers.map((name) => [name, ref("headers", headerComponentName(name))])),
+    headers: Object.fromEntries([
+      ...spec.headers.map((name) => [name, ref("headers", headerComponentName(name))]),
+      ...(spec.optionalHeaders ?? []).map((name) => [name, { ...HEADERS[name]!, required: false }]),
+    ]),
     content: {
       "application/json": {
         schema: {
