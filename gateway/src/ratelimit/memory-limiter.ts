@@ -22,12 +22,13 @@ export function createMemoryLimiter(policy: SuspensionPolicy, epochs: Credential
         entry = { window, count: 0, suspendedInWindow: false };
         windows.set(key.id, entry);
       }
-      entry.count += 1;
+      // This request's own count, taken before any await lets another request add to it.
+      const count = ++entry.count;
       let suspendedFor = (suspendedUntil.get(key.id) ?? 0) - now;
       if (suspendedFor <= 0) {
         suspendedUntil.delete(key.id);
         suspendedFor = 0;
-        if (!entry.suspendedInWindow && entry.count > suspensionThreshold(key.limit, policy)) {
+        if (!entry.suspendedInWindow && count > suspensionThreshold(key.limit, policy)) {
           entry.suspendedInWindow = true;
           if (suspendedUntil.size >= MAX_TRACKED_KEYS) suspendedUntil.clear();
           suspendedUntil.set(key.id, now + policy.suspendSeconds);
@@ -35,7 +36,7 @@ export function createMemoryLimiter(policy: SuspensionPolicy, epochs: Credential
         }
       }
       const epoch = epochs ? await epochs.current(key.workspaceId) : null;
-      return decide(entry.count, key.limit, now, suspendedFor, epoch);
+      return decide(count, key.limit, now, suspendedFor, epoch);
     },
     async close() {},
   };

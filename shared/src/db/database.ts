@@ -41,9 +41,12 @@ export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedE
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
   await mkdir(config.dataDir, { recursive: true });
   const db = await PGlite.create(config.dataDir, { extensions } as Parameters<typeof PGlite.create>[1]);
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: config.poolMax + 2 });
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 2 });
   await server.start();
-  const sql = postgres(`postgres://postgres@${server.getServerConn()}/postgres`, options);
+  // PGlite runs one query at a time, and the socket server's multiplexer mixes up
+  // the extended-protocol messages of concurrent connections ("portal does not
+  // exist"): one connection, with requests queueing in the driver, is both correct and as fast.
+  const sql = postgres(`postgres://postgres@${server.getServerConn()}/postgres`, { ...options, max: 1 });
   return {
     sql,
     embedded: true,
