@@ -16,7 +16,7 @@ function raw(port: number, request: Buffer): Promise<{ status: number; body: str
   return new Promise((resolve, reject) => {
     const socket = createConnection({ port, host: "127.0.0.1" });
     let data = Buffer.alloc(0);
-    socket.on("data", (chunk) => (data = Buffer.concat([data, chunk])));
+    socket.on("data", (chunk: Buffer) => (data = Buffer.concat([data, chunk])));
     socket.on("end", () => {
       const text = data.toString("latin1");
       resolve({ status: Number(text.slice(9, 12)), body: text.slice(text.indexOf("\r\n\r\n") + 4) });
