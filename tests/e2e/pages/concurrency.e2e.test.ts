@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { apiClient } from "../../harness/http";
 import { sharedSystem, startSystem, type TestSystem } from "../../harness/system";
 import { seedTenant } from "../../harness/tenant";
@@ -12,17 +12,20 @@ import { PAGES, createPage } from "./pages-client";
  * cannot take the shared system down. Real Postgres uses the shared system.
  */
 const embedded = !process.env.DATABASE_URL;
-let own: Promise<TestSystem> | undefined;
+let system: TestSystem;
+
+beforeAll(async () => {
+  system = embedded ? await startSystem({ env: { DB_POOL_MAX: "1" } }) : await sharedSystem();
+}, 180_000);
+
+afterAll(async () => {
+  if (embedded) await system?.stop();
+});
 
 async function concurrencyTenant() {
-  const system = embedded ? await (own ??= startSystem({ env: { DB_POOL_MAX: "1" } })) : await sharedSystem();
   const tenant = await seedTenant(system);
   return { tenant, call: apiClient(system.baseUrl, await tenant.key()) };
 }
-
-afterAll(async () => {
-  if (own) await (await own).stop();
-});
 
 describe("pages under concurrency", () => {
   test("when two updates are sent in the same millisecond, then both succeed with distinct increasing updated_at", async () => {

@@ -164,6 +164,7 @@ describe("delete page (spec 4.7)", () => {
     const deleted = await call("DELETE", `${PAGES}/${page.id}`);
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe("");
+    expect(deleted.headers.get("x-request-id")).toBeTruthy();
     expectError(await call("GET", `${PAGES}/${page.id}`), 404, "not_found");
     expectError(await call("PUT", `${PAGES}/${page.id}`, { title: "back" }), 404, "not_found");
     expectError(await call("DELETE", `${PAGES}/${page.id}`), 404, "not_found");

@@ -6,6 +6,7 @@ import {
   PageList,
   PageListQuery,
   UpdatePageBody,
+  noContent,
   requirePrincipal,
   type ServiceDeps,
 } from "@ws/shared";
@@ -51,9 +52,9 @@ export function pageRoutes(deps: ServiceDeps) {
     })
     .delete(
       "/:id",
-      async ({ principal, params, set }) => {
+      async ({ principal, params }) => {
         await pages.remove(principal, params.id);
-        set.status = 204;
+        return noContent();
       },
       {
         params: PageId,
