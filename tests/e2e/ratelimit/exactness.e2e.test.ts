@@ -21,7 +21,7 @@ describe.skipIf(!withDatastores)("exact counting across three gateway replicas s
   beforeAll(async () => {
     system = await startSystem({ replicas: 3 });
     tenant = await seedTenant(system);
-  });
+  }, 120_000);
   afterAll(async () => {
     await system?.stop();
   });

@@ -11,7 +11,7 @@ describe.skipIf(!withRedis)("rate limit headers and 429s on real Redis", () => {
   beforeAll(async () => {
     system = await startSystem();
     tenant = await seedTenant(system);
-  });
+  }, 120_000);
   afterAll(async () => {
     await system?.stop();
   });

@@ -83,12 +83,13 @@ export async function throwawayRedis() {
 
 /** Sends requests `concurrency` at a time until `until()` is true, recording statuses and latencies. */
 export async function load(send: () => Promise<ApiResponse>, concurrency: number, until: () => boolean) {
-  const results: { status: number; ms: number; at: number }[] = [];
+  const results: { status: number; ms: number; startedAt: number; at: number }[] = [];
   const worker = async () => {
     while (!until()) {
+      const startedAt = Date.now();
       const started = performance.now();
       const response = await send();
-      results.push({ status: response.status, ms: performance.now() - started, at: Date.now() });
+      results.push({ status: response.status, ms: performance.now() - started, startedAt, at: Date.now() });
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));

@@ -6,8 +6,12 @@ import { redisKeys } from "../../../gateway/src/ratelimit/redis-keys";
 import { freshWindow, hasRedisServer, load, sleep, throwawayRedis, withRedis } from "./helpers";
 
 const REDIS_TIMEOUT_MS = 250;
-/** One Redis command timeout, plus room for the database round trips of an uncached key on a busy test machine. */
-const MAX_WAIT_MS = REDIS_TIMEOUT_MS * 2 + 500;
+/**
+ * A request must never hang on Redis (an offline queue or reconnect wait would
+ * hold it for seconds): at most one command timeout, plus generous room for a
+ * test machine busy with other suites.
+ */
+const MAX_WAIT_MS = REDIS_TIMEOUT_MS * 2 + 1500;
 const runnable = withRedis && hasRedisServer;
 
 type Redis = Awaited<ReturnType<typeof throwawayRedis>>;
@@ -64,7 +68,7 @@ describe.skipIf(!runnable)("Redis stopped in the middle of a load, open mode (de
     phase = "done";
     const results = await running;
 
-    const during = results.filter((r) => r.at >= downSince && r.at < upAgain);
+    const during = results.filter((r) => r.startedAt >= downSince && r.at < upAgain);
     const maxDownMs = Math.max(...during.map((r) => r.ms));
     console.log(`open mode: ${results.length} requests, ${during.length} while Redis was down, max latency then ${Math.round(maxDownMs)} ms; Redis counting again after ${recovery.statuses.length} request(s), ${Date.now() - upAgain} ms`);
 
@@ -109,7 +113,7 @@ describe.skipIf(!runnable)("Redis stopped in the middle of a load, RATE_LIMIT_FA
     const results = await running;
 
     const before = results.filter((r) => r.at < downSince);
-    const during = results.filter((r) => r.at >= downSince + 100 && r.at < upAgain);
+    const during = results.filter((r) => r.startedAt >= downSince && r.at < upAgain);
     console.log(`closed mode: ${results.length} requests, ${during.length} while Redis was down (${during.filter((r) => r.status === 503).length} × 503), max latency then ${Math.round(Math.max(...during.map((r) => r.ms)))} ms`);
 
     expect(before.every((r) => r.status === 200)).toBe(true);

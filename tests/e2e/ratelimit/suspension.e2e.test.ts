@@ -24,7 +24,7 @@ describe.skipIf(!withRedis)("suspension and failed-authentication limiting acros
     const leftovers = await redis.keys("auth-fail:*");
     if (leftovers.length > 0) await redis.del(...leftovers);
     redis.disconnect();
-  });
+  }, 120_000);
   afterAll(async () => {
     await system?.stop();
   });
