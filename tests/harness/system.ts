@@ -46,7 +46,8 @@ export async function startSystem(options: StartOptions = {}): Promise<TestSyste
     pagesPort: base + 2 * replicas,
     calendarPort: base + 2 * replicas + 1,
     env: { LOG_LEVEL: "warn", ...storage.env, REDIS_URL: redisUrl, ADMIN_TOKEN: undefined, ...options.env },
-    gatewayEnv: options.gatewayEnv,
+    // Every test system on one Redis shares the 127.0.0.1 failure counter: only the test of that limit sets it low.
+    gatewayEnv: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000000", ...options.gatewayEnv },
     output: options.verbose ? (name, line) => console.log(`[${name}] ${line}`) : undefined,
     readyTimeoutMs: 90_000,
   }).catch(async (error) => {

@@ -75,11 +75,16 @@ export function createAuthenticator(deps: {
   }
 
   return {
-    /** Refuses malformed keys without a database look-up; otherwise the cached or stored credential. */
-    async authenticate(key: string): Promise<Authenticated> {
+    /**
+     * Refuses malformed keys without a database look-up; otherwise the cached or
+     * stored credential. `beforeLookup` runs only when the database must be asked,
+     * which is where guessed keys go.
+     */
+    async authenticate(key: string, beforeLookup?: () => Promise<void>): Promise<Authenticated> {
       if (!isWellFormedKey(key, deps.keyPrefix)) throw unauthorized("invalid_token", "The API key is malformed.");
       const hash = hashKey(key).toString("hex");
       const cached = cache.get(hash);
+      if (!cached) await beforeLookup?.();
       const credential = cached ?? (await load(key, hash));
       assertUsable(credential);
       return { credential, fresh: !cached, hash };
