@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { errorHandler, healthRoutes, jsonBodies, type Logger, type ReadinessCheck } from "@ws/shared";
+import { errorHandler, healthRoutes, jsonBodies, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminDeps } from "./admin/admin-context";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
@@ -13,6 +13,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** Routes the public app serves before authentication (the OpenAPI document and docs page). */
   documentation?: Elysia;
+  /** Served at `GET /metrics` on the internal app only. */
+  metrics?: MetricsRegistry;
 }
 
 const clientAddresses = new WeakMap<Request, string>();
@@ -35,6 +37,7 @@ export function createApp(deps: GatewayDeps) {
     .use(errorHandler({ validationCode: "validation_error", logger: deps.logger }))
     .use(jsonBodies())
     .use(health)
+    .get("/metrics", () => (deps.metrics ? deps.metrics.response() : new Response("", { status: 404 })))
     .use(deps.adminToken ? adminRoutes(deps.admin, deps.adminToken) : new Elysia());
 
   return {

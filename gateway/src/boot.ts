@@ -12,6 +12,7 @@ import { createRedisLimiter } from "./ratelimit/redis-limiter";
 import { createResilientLimiter } from "./ratelimit/resilient-limiter";
 import type { RateLimiter } from "./ratelimit/limiter";
 import { createRouteTable } from "./routing/route-table";
+import { createGatewayMetrics } from "./metrics";
 
 export const MIGRATIONS = new URL("./migrations/", import.meta.url);
 
@@ -67,6 +68,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     limiter = createMemoryLimiter(suspension, epochs);
   }
 
+  const metrics = createGatewayMetrics(limiterStats);
   let draining = false;
   const upstreamReady = (base: string) => async () => {
     const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1500) });
@@ -90,6 +92,8 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       upstreamTimeoutMs: config.upstreamTimeoutMs,
       defaultRateLimit: config.rateLimitPerMinute,
       logger,
+      observe: metrics.observeRequest,
+      onUpstreamError: metrics.observeUpstreamError,
     },
     admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix },
     adminToken: config.adminToken,
@@ -102,6 +106,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     isDraining: () => draining,
     logger,
     documentation: documentationRoutes(),
+    metrics: metrics.registry,
   });
 
   return {

@@ -25,3 +25,4 @@ export * from "./service/service-app";
 export * from "./service/boot-service";
 export * from "./schemas/pages";
 export * from "./schemas/calendar";
+export * from "./observability/metrics";

@@ -17,7 +17,11 @@ export interface ForwardRequest {
   principalToken: string;
   requestId: string;
   timeoutMs: number;
+  /** Told why the service did not answer (for metrics). */
+  onError?: (kind: UpstreamErrorKind) => void;
 }
+
+export type UpstreamErrorKind = "timeout" | "unreachable";
 
 /** Sends the request to its service; a service that is down or slow is a 503, never a hang. */
 export async function forward(request: ForwardRequest): Promise<Response> {
@@ -38,6 +42,7 @@ export async function forward(request: ForwardRequest): Promise<Response> {
     });
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    request.onError?.(timedOut ? "timeout" : "unreachable");
     throw new ApiError(
       "service_unavailable",
       timedOut ? "The service did not answer in time. Try again later." : "The service is unavailable. Try again later.",

@@ -2,7 +2,7 @@ import { ApiError, requestIdOf, signPrincipal, type Logger, type ServiceName, ty
 import type { Authenticator } from "../auth/authenticator";
 import { extractKey } from "../auth/extract-credential";
 import { assertScope, effectiveScopes } from "../auth/permissions";
-import { forward } from "../proxy/forward";
+import { forward, type UpstreamErrorKind } from "../proxy/forward";
 import { readBodyWithin } from "../proxy/read-body";
 import { assertAllowed, rateLimitHeaders } from "../ratelimit/headers";
 import type { RateLimiter } from "../ratelimit/limiter";
@@ -30,7 +30,9 @@ export interface PublicRequestDeps {
   upstreamTimeoutMs: number;
   defaultRateLimit: number;
   logger: Logger;
-  observe?: (event: { route: string; status: number; seconds: number; outcome?: string }) => void;
+  /** Called once per request; `outcome` is the rate-limit decision when one was taken. */
+  observe?: (event: { route: string; method: string; status: number; seconds: number; outcome?: string }) => void;
+  onUpstreamError?: (service: ServiceName, kind: UpstreamErrorKind) => void;
 }
 
 /**
@@ -46,6 +48,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
     let headers: Record<string, string> = {};
     let keyId: string | undefined;
     let routeName = "unmatched";
+    let outcome: string | undefined;
     let response: Response;
     try {
       if (headerBytes(request.headers) > MAX_HEADER_BYTES) {
@@ -75,6 +78,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
         limit: authenticated.credential.rateLimitPerMinute ?? deps.defaultRateLimit,
       });
       headers = rateLimitHeaders(decision);
+      outcome = decision.outcome;
       const credential = await deps.authenticator.confirm(key, authenticated, decision.authEpoch);
       keyId = credential.keyId;
       assertAllowed(decision);
@@ -103,6 +107,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
         principalToken,
         requestId,
         timeoutMs: deps.upstreamTimeoutMs,
+        onError: deps.onUpstreamError && ((kind) => deps.onUpstreamError!(route.service, kind)),
       });
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
       response.headers.set("x-request-id", requestId);
@@ -115,7 +120,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
       }
     }
     const seconds = (performance.now() - started) / 1000;
-    deps.observe?.({ route: routeName, status: response.status, seconds });
+    deps.observe?.({ route: routeName, method: request.method, status: response.status, seconds, outcome });
     deps.logger.info("request", {
       request_id: requestId,
       key_id: keyId,

@@ -5,6 +5,7 @@ import { healthRoutes } from "../http/health";
 import { jsonBodies } from "../http/json-body";
 import { requirePrincipal } from "../http/require-principal";
 import type { Logger } from "../observability/logger";
+import { requestMetrics } from "../observability/request-metrics";
 import type { SigningKey } from "../principal/internal-token";
 
 /** What a resource service's createApp is handed. */
@@ -17,10 +18,12 @@ export interface ServiceDeps {
 
 /**
  * The common front of every resource service: the error contract, probes, and
- * the principal check that keeps it unreachable around the gateway.
+ * the principal check that keeps it unreachable around the gateway, and
+ * request metrics at `GET /metrics`.
  */
 export function serviceApp(deps: ServiceDeps, options: { validationCode: "validation_error" | "bad_request" }) {
   return new Elysia()
+    .use(requestMetrics({ validationCode: options.validationCode }))
     .use(errorHandler({ validationCode: options.validationCode, logger: deps.logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining }))

@@ -1,0 +1,61 @@
+import { describe, expect, test } from "bun:test";
+import { parsePrometheusText, sampleValue } from "../../../tests/e2e/operations/prometheus-format";
+import { forward, type UpstreamErrorKind } from "../proxy/forward";
+import { createLimiterStats } from "../ratelimit/limiter-stats";
+import { createGatewayMetrics } from "./index";
+
+const scrape = (metrics: ReturnType<typeof createGatewayMetrics>) => parsePrometheusText(metrics.registry.expose());
+
+describe("gateway metrics", () => {
+  test("when requests, decisions and upstream errors are observed, then each is exported under its labels", () => {
+    const metrics = createGatewayMetrics(createLimiterStats());
+    metrics.observeRequest({ route: "listPages", method: "GET", status: 200, seconds: 0.02, outcome: "allowed" });
+    metrics.observeRequest({ route: "listPages", method: "GET", status: 429, seconds: 0.001, outcome: "limited" });
+    metrics.observeRequest({ route: "unmatched", method: "GET", status: 404, seconds: 0.001 });
+    metrics.observeUpstreamError("calendar", "timeout");
+    const families = scrape(metrics);
+    expect(sampleValue(families, "http_requests_total", { route: "listPages", method: "GET", status: "429" })).toBe(1);
+    expect(sampleValue(families, "ratelimit_decisions_total", { outcome: "allowed" })).toBe(1);
+    expect(sampleValue(families, "ratelimit_decisions_total", { outcome: "limited" })).toBe(1);
+    expect(sampleValue(families, "upstream_errors_total", { service: "calendar", kind: "timeout" })).toBe(1);
+    expect(sampleValue(families, "http_request_duration_seconds_count", { route: "listPages" })).toBe(2);
+  });
+
+  test("when the limiter's Redis state changes, then the gauge and counters follow at scrape time", () => {
+    const stats = createLimiterStats();
+    const metrics = createGatewayMetrics(stats);
+    expect(sampleValue(scrape(metrics), "ratelimit_redis_degraded")).toBe(0);
+    stats.degraded = true;
+    stats.outages = 1;
+    stats.fallbackDecisions = 7;
+    const families = scrape(metrics);
+    expect(sampleValue(families, "ratelimit_redis_degraded")).toBe(1);
+    expect(sampleValue(families, "ratelimit_redis_outages_total")).toBe(1);
+    expect(sampleValue(families, "ratelimit_fallback_decisions_total")).toBe(7);
+  });
+});
+
+describe("forward", () => {
+  const attempt = async (upstream: string, timeoutMs: number) => {
+    const kinds: UpstreamErrorKind[] = [];
+    const request = { method: "GET", pathAndQuery: "/x", headers: new Headers(), body: null, principalToken: "p", requestId: "r", timeoutMs };
+    await expect(forward({ ...request, upstream, onError: (kind) => kinds.push(kind) })).rejects.toThrow();
+    return kinds;
+  };
+
+  test("when the service is not listening, then the error is reported as unreachable", async () => {
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+    const url = `http://127.0.0.1:${server.port}`;
+    server.stop(true);
+    expect(await attempt(url, 1000)).toEqual(["unreachable"]);
+  });
+
+  test("when the service answers too late, then the error is reported as a timeout", async () => {
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Bun.sleep(500).then(() => new Response("late")) });
+    try {
+      expect(await attempt(`http://127.0.0.1:${server.port}`, 50)).toEqual(["timeout"]);
+    } finally {
+      server.stop(true);
+    }
+  });
+});
