@@ -603,6 +603,24 @@ export interface components {
                 };
             };
         };
+        /** @description The request headers are larger than 32 KiB. Answered before authentication. */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /**
+                         * @description One of: request_header_fields_too_large.
+                         * @enum {unknown}
+                         */
+                        code?: "request_header_fields_too_large";
+                    };
+                };
+            };
+        };
         /** @description The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters. */
         ValidationFailed: {
             headers: {
@@ -878,6 +896,7 @@ export interface operations {
             /** @description A query parameter is out of its bounds (`page` or `per_page` not an integer of at least 1, `sort` or `order` not an allowed value); `details.fields` names it. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -936,6 +955,7 @@ export interface operations {
             /** @description `title` is missing, blank, longer than 255 code points or not a string, or `content` or `team_id` has the wrong type; `details.fields` names them. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -984,6 +1004,7 @@ export interface operations {
             /** @description No page with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1047,6 +1068,7 @@ export interface operations {
             /** @description The body has neither `title` nor `content` (`details.fields` lists both), or a field breaks its rule. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1083,6 +1105,7 @@ export interface operations {
             /** @description No page with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1154,6 +1177,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1237,6 +1261,7 @@ export interface operations {
             /** @description `ends_at` is before `starts_at`. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1289,6 +1314,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1343,6 +1369,7 @@ export interface operations {
             /** @description The body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
