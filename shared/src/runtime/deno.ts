@@ -1,3 +1,5 @@
+import { ApiError } from "../errors/api-error";
+import { requestIdOf } from "../http/request-id";
 import type { Runtime } from "./runtime";
 
 declare const Deno: {
@@ -13,12 +15,33 @@ export const denoRuntime: Runtime = {
   name: "deno",
   serve({ port, hostname, fetch }) {
     const abort = new AbortController();
-    const server = Deno.serve({ port, hostname, onListen: () => {}, signal: abort.signal } as never,
-      (request, info) => fetch(request, info.remoteAddr.hostname),
-    );
+    // Deno's shutdown() lets responses finish but cuts request bodies still arriving
+    // ("BadResource: Cannot read body"), so drain waits for handlers to return first.
+    let inFlight = 0;
+    let draining = false;
+    let idle: (() => void) | undefined;
+    const server = Deno.serve({ port, hostname, onListen: () => {}, signal: abort.signal } as never, async (request, info) => {
+      if (draining) {
+        // Deno cannot stop accepting without shutdown(): a request that arrives meanwhile is refused, not served.
+        const response = new ApiError("service_unavailable", "Shutting down.", { headers: { "retry-after": "1" } }).toResponse(requestIdOf(request));
+        response.headers.set("connection", "close");
+        return response;
+      }
+      inFlight += 1;
+      try {
+        return await fetch(request, info.remoteAddr.hostname);
+      } finally {
+        inFlight -= 1;
+        if (draining && inFlight === 0) idle?.();
+      }
+    });
     return {
       port: server.addr.port,
-      drain: () => server.shutdown(),
+      drain: async () => {
+        draining = true;
+        if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+        await server.shutdown();
+      },
       kill: async () => {
         abort.abort();
         await server.shutdown().catch(() => {});

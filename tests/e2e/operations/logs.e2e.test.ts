@@ -6,6 +6,9 @@ import { freePortBlock } from "../../harness/ports";
 import { TEST_RUNTIME, type TestSystem } from "../../harness/system";
 import { seedTenant } from "../../harness/tenant";
 
+/** Starting the processes on embedded Postgres can take a minute on a busy machine. */
+const HOOK_TIMEOUT_MS = 180_000;
+
 const ADMIN_TOKEN = `admin-${randomBytes(16).toString("hex")}`;
 const SIGNING_KEY = randomBytes(32).toString("base64url");
 const lines: { name: string; line: string }[] = [];
@@ -52,11 +55,11 @@ describe("when the processes log at debug level through real traffic and a shutd
     await (await fetch(`${running.pagesUrl}/v1/new-page`, { headers: { "x-workspace-principal": `forged.${key}` } })).arrayBuffer();
     await (await fetch(`${running.adminUrls[0]}/admin/v1/workspaces`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}x` } })).arrayBuffer();
     await running.stop();
-  });
+  }, HOOK_TIMEOUT_MS);
   afterAll(async () => {
     await running?.stop();
     await storage?.dispose();
-  });
+  }, HOOK_TIMEOUT_MS);
 
   test("then no key, token, signing key or password appears in any line a process wrote", () => {
     expect(lines.length).toBeGreaterThan(0);

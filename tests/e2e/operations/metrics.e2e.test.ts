@@ -4,6 +4,9 @@ import { startSystem, type TestSystem } from "../../harness/system";
 import { seedTenant } from "../../harness/tenant";
 import { parsePrometheusText, sampleValue, type Family } from "./prometheus-format";
 
+/** Starting the processes on embedded Postgres can take a minute on a busy machine. */
+const HOOK_TIMEOUT_MS = 180_000;
+
 let system: TestSystem;
 
 async function scrape(url: string): Promise<Map<string, Family>> {
@@ -32,10 +35,10 @@ describe("when traffic has gone through the gateway", () => {
     // A minute boundary may reset the window once; four calls still meet the limit.
     for (let i = 0; i < 4; i++) if ((await tiny("GET", "/v1/new-page")).status === 429) limitedSeen += 1;
     expect(limitedSeen).toBeGreaterThanOrEqual(1);
-  });
+  }, HOOK_TIMEOUT_MS);
   afterAll(async () => {
     await system?.stop();
-  });
+  }, HOOK_TIMEOUT_MS);
 
   test("then the gateway's /metrics on the internal port counts requests by route, method and status", async () => {
     const families = await scrape(system.adminUrl);
