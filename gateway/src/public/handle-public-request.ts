@@ -69,9 +69,10 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
       const key = extractKey(request.headers);
       let authenticated;
       try {
-        authenticated = await deps.authenticator.authenticate(key);
+        // An address past its failure limit learns nothing more about unknown keys.
+        authenticated = await deps.authenticator.authenticate(key, () => deps.authFailures.assertNotBlocked(clientAddress));
       } catch (error) {
-        await deps.authFailures.recordFailure(clientAddress);
+        if (error instanceof ApiError && error.status === 401) await deps.authFailures.recordFailure(clientAddress);
         throw error;
       }
       const decision = await deps.limiter.hit({
@@ -79,9 +80,9 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
         workspaceId: authenticated.credential.workspaceId,
         limit: authenticated.credential.rateLimitPerMinute ?? deps.defaultRateLimit,
       });
-      headers = rateLimitHeaders(decision);
       outcome = decision.outcome;
       const credential = await deps.authenticator.confirm(key, authenticated, decision.authEpoch);
+      headers = rateLimitHeaders(decision);
       keyId = credential.keyId;
       assertAllowed(decision);
       assertScope(credential.keyScopes, credential.role, route.scope);
