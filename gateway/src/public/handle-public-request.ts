@@ -1,10 +1,9 @@
-import { ApiError, requestIdOf, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
+import { ApiError, requestIdOf, signPrincipal, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
 import type { Authenticator } from "../auth/authenticator";
 import { extractKey } from "../auth/extract-credential";
 import { assertScope, effectiveScopes } from "../auth/permissions";
 import { forward, type UpstreamErrorKind } from "../proxy/forward";
 import { readBodyWithin } from "../proxy/read-body";
-import { createPrincipalSigner } from "./principal-signer";
 import { assertAllowed, rateLimitHeaders } from "../ratelimit/headers";
 import type { RateLimiter } from "../ratelimit/limiter";
 import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
@@ -42,7 +41,6 @@ export interface PublicRequestDeps {
  * on), scope (403), body size (413), then the signed principal and the service.
  */
 export function createPublicRequestHandler(deps: PublicRequestDeps) {
-  const signer = createPrincipalSigner(deps.signingKey);
   return async function handlePublicRequest(request: Request, clientAddress = "unknown"): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdOf(request);
@@ -88,7 +86,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
       assertScope(credential.keyScopes, credential.role, route.scope);
       const body = await readBodyWithin(request, route.maxBodyBytes);
 
-      const principalToken = (await signer)(
+      const principalToken = signPrincipal(
         {
           workspace_id: credential.workspaceId,
           member_id: credential.memberId,
@@ -99,6 +97,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
           request_id: requestId,
         },
         { method: request.method, path: url.pathname },
+        deps.signingKey,
       );
       response = await forward({
         upstream: deps.upstreams[route.service],

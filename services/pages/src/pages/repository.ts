@@ -67,10 +67,14 @@ export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
+/**
+ * Qualified with the table: a bare updated_at would sort by the formatted text
+ * column of the select list, which no index can serve.
+ */
 const SORT_EXPRESSIONS: Record<PageSort, string> = {
-  updated_at: "updated_at",
-  created_at: "created_at",
-  title: "lower(title)",
+  updated_at: "pages.updated_at",
+  created_at: "pages.created_at",
+  title: "lower(pages.title)",
 };
 
 function where(sql: Sql, filter: PageListFilter) {
@@ -88,7 +92,7 @@ export async function listPages(
   options: { sort: PageSort; order: SortOrder; limit: number; offset: number },
 ): Promise<PageRow[]> {
   const direction = options.order === "asc" ? "asc" : "desc";
-  const orderBy = sql.unsafe(`${SORT_EXPRESSIONS[options.sort]} ${direction}, id ${direction}`);
+  const orderBy = sql.unsafe(`${SORT_EXPRESSIONS[options.sort]} ${direction}, pages.id ${direction}`);
   return sql<PageRow[]>`
     select ${sql.unsafe(COLUMNS)} from pages
     ${where(sql, filter)}
@@ -96,7 +100,18 @@ export async function listPages(
     limit ${options.limit} offset ${options.offset}`;
 }
 
+/** The nil UUID stands for workspace level in page_counts (migration 002). */
+const WORKSPACE_LEVEL = "00000000-0000-0000-0000-000000000000";
+
+/** Exact: from the trigger-kept counts without a filter, by counting matches with one. */
 export async function countPages(sql: Sql, filter: PageListFilter): Promise<number> {
-  const [row] = await sql<{ total: string }[]>`select count(*) as total from pages ${where(sql, filter)}`;
+  if (filter.title !== undefined) {
+    const [row] = await sql<{ total: string }[]>`select count(*) as total from pages ${where(sql, filter)}`;
+    return Number(row!.total);
+  }
+  const teamKeys = `{${[...filter.teamIds, ...(filter.includeWorkspaceLevel ? [WORKSPACE_LEVEL] : [])].join(",")}}`;
+  const [row] = await sql<{ total: string }[]>`
+    select coalesce(sum(count), 0) as total from page_counts
+    where workspace_id = ${filter.workspaceId} and team_key = any(${teamKeys}::uuid[])`;
   return Number(row!.total);
 }
