@@ -26,3 +26,4 @@ export * from "./service/boot-service";
 export * from "./schemas/pages";
 export * from "./schemas/calendar";
 export * from "./observability/metrics";
+export * from "./http/concurrency-gate";

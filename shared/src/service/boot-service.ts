@@ -7,6 +7,17 @@ import { createLogger } from "../observability/logger";
 import { signingKeyFrom } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
+import { concurrencyGate } from "../http/concurrency-gate";
+import { UNAUTHENTICATED_SERVICE_PATHS } from "../http/require-principal";
+
+/** API requests wait for one of the pool's connections before they start; probes and metrics never wait. */
+function gatedByPool(app: { handle(request: Request): Promise<Response> }, poolMax: number) {
+  const admit = concurrencyGate(poolMax);
+  return (request: Request) => {
+    const path = request.url.slice(request.url.indexOf("/", request.url.indexOf("//") + 2));
+    return UNAUTHENTICATED_SERVICE_PATHS.has(path) ? app.handle(request) : admit(() => app.handle(request));
+  };
+}
 
 export interface ServiceDefinition {
   name: string;
@@ -36,7 +47,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
   return {
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
-    listeners: [{ name: service.name, port: config.port, fetch: (request) => app.handle(request) }],
+    listeners: [{ name: service.name, port: config.port, fetch: gatedByPool(app, config.database.poolMax) }],
     beginDrain: () => {
       draining = true;
     },
