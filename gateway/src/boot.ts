@@ -24,6 +24,8 @@ function connectRedis(config: GatewayConfig): Redis | Cluster {
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+    // Concurrent requests' scripts go out in one write and come back in one read.
+    enableAutoPipelining: true,
   };
   if (config.redisCluster) {
     // REDIS_URL names one seed node; its credentials apply to every node the cluster reports.
@@ -36,6 +38,7 @@ function connectRedis(config: GatewayConfig): Redis | Cluster {
     return new Cluster([config.redisUrl!], {
       redisOptions: { ...options, ...credentials },
       enableOfflineQueue: false,
+      enableAutoPipelining: true,
       clusterRetryStrategy: options.retryStrategy,
     });
   }
