@@ -93,7 +93,14 @@ describe("the Dockerfile deploy/docker/Dockerfile", () => {
 
   test("each target runs exactly its npm script: start:gateway, start:pages, start:calendar and migrate", () => {
     for (const [target, script] of [["gateway", "start:gateway"], ["pages", "start:pages"], ["calendar", "start:calendar"], ["migrate", "migrate"]]) {
-      expect({ target, command: effectiveCmd(dockerfile, stage(target!))!.join(" ") }).toEqual({ target, command: packageJson.scripts[script!]! });
+      // A script may set runtime variables before the command (VAR=value …): the image sets them with ENV.
+      const words = packageJson.scripts[script!]!.split(" ");
+      const assignments = words.filter((word, i) => words.slice(0, i + 1).every((w) => /^[A-Z_][A-Z0-9_]*=/i.test(w)));
+      for (const assignment of assignments) {
+        const [name, value] = assignment.split("=", 2) as [string, string];
+        expect({ target, name, value: envOf(target!).get(name) }).toEqual({ target, name, value });
+      }
+      expect({ target, command: effectiveCmd(dockerfile, stage(target!))!.join(" ") }).toEqual({ target, command: words.slice(assignments.length).join(" ") });
     }
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { commandFor, startChild, stopChild, waitUntilOk, type Child, type RuntimeName } from "./processes";
+import { commandFor, runtimeEnv, startChild, stopChild, waitUntilOk, type Child, type RuntimeName } from "./processes";
 
 export interface SystemOptions {
   runtime?: RuntimeName;
@@ -55,8 +55,8 @@ export async function launchSystem(options: SystemOptions): Promise<RunningSyste
   };
   try {
     const services = [
-      startChild("pages", commandFor("pages", runtime), { ...shared, PORT: String(options.pagesPort) }, output),
-      startChild("calendar", commandFor("calendar", runtime), { ...shared, PORT: String(options.calendarPort) }, output),
+      startChild("pages", commandFor("pages", runtime), { ...runtimeEnv("pages", runtime), ...shared, PORT: String(options.pagesPort) }, output),
+      startChild("calendar", commandFor("calendar", runtime), { ...runtimeEnv("calendar", runtime), ...shared, PORT: String(options.calendarPort) }, output),
     ];
     children.push(...services);
     const timeout = options.readyTimeoutMs ?? 60_000;
@@ -67,6 +67,7 @@ export async function launchSystem(options: SystemOptions): Promise<RunningSyste
     const gateways: Child[] = [];
     for (let i = 0; i < replicas; i++) {
       const env = clean({
+        ...runtimeEnv("gateway", runtime),
         ...shared,
         PORT: String(options.port + i),
         ADMIN_PORT: String(options.adminPort + i),
