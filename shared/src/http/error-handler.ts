@@ -22,6 +22,8 @@ export function failedFields(error: ValidationError): string[] {
 
 export function toApiError(code: string | number, error: unknown, options: Pick<ErrorHandlerOptions, "validationCode">): ApiError {
   if (error instanceof ApiError) return error;
+  // Path parameters are ids: one that cannot even be decoded is a malformed id, 404 (contract 2).
+  if (error instanceof ValidationError && error.type === "params") return ApiError.notFound("The resource does not exist.");
   if (error instanceof ValidationError) {
     const fields = failedFields(error);
     const message = fields.length ? `Invalid value for ${fields.join(", ")}.` : "The request is not valid.";
