@@ -9,6 +9,7 @@
  */
 import { baseUrls, credentials, durationFrom, durationSeconds, integerFrom, numberFrom } from "./lib/config.js";
 import { parseMix } from "./lib/mix.js";
+import { constantArrivalScenario, WORKLOAD_OPTIONS } from "./lib/profiles.js";
 import { runOperation, setupWorkload, workloadThresholds } from "./lib/workload.js";
 
 const URLS = baseUrls(__ENV);
@@ -21,19 +22,8 @@ const SEED_PAGES = integerFrom(__ENV, "SEED_PAGES", 20, { min: 1, max: 1000 });
 const SCENARIO = "mixed";
 
 /** @type {import("k6/options").Options} */
-export const options = {
-  setupTimeout: "2m",
-  summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"],
-  scenarios: {
-    [SCENARIO]: {
-      executor: "constant-arrival-rate",
-      rate: RATE,
-      timeUnit: "1s",
-      duration: DURATION,
-      preAllocatedVUs: VUS,
-      maxVUs: VUS * 4,
-    },
-  },
+export const options = Object.assign({}, WORKLOAD_OPTIONS, {
+  scenarios: { [SCENARIO]: constantArrivalScenario({ rate: RATE, duration: DURATION, vus: VUS }) },
   thresholds: Object.assign(
     workloadThresholds(SCENARIO, {
       p95: numberFrom(__ENV, "P95_MS", 300, { min: 1 }),
@@ -44,7 +34,7 @@ export const options = {
     // so the latencies above describe less load than RATE.
     { dropped_iterations: ["count<" + Math.max(1, Math.ceil(RATE * durationSeconds(DURATION) * 0.01))] },
   ),
-};
+});
 
 export function setup() {
   return setupWorkload({ urls: URLS, credentials: CREDENTIALS, peakPerSecond: RATE, seedPages: SEED_PAGES, label: "k6 mixed" });

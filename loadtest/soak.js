@@ -11,7 +11,7 @@
 import exec from "k6/execution";
 import { baseUrls, credentials, durationFrom, durationSeconds, integerFrom, numberFrom } from "./lib/config.js";
 import { parseMix } from "./lib/mix.js";
-import { soakPhaseAt } from "./lib/profiles.js";
+import { constantArrivalScenario, soakPhaseAt, WORKLOAD_OPTIONS } from "./lib/profiles.js";
 import { runOperation, setupWorkload, workloadThresholds } from "./lib/workload.js";
 
 const URLS = baseUrls(__ENV);
@@ -33,21 +33,10 @@ thresholds["http_req_failed{scenario:" + SCENARIO + ",phase:final}"] = ["rate<" 
 thresholds.dropped_iterations = ["count<" + Math.max(1, Math.ceil(RATE * TOTAL_SECONDS * 0.01))];
 
 /** @type {import("k6/options").Options} */
-export const options = {
-  setupTimeout: "2m",
-  summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"],
-  scenarios: {
-    [SCENARIO]: {
-      executor: "constant-arrival-rate",
-      rate: RATE,
-      timeUnit: "1s",
-      duration: DURATION,
-      preAllocatedVUs: VUS,
-      maxVUs: VUS * 4,
-    },
-  },
+export const options = Object.assign({}, WORKLOAD_OPTIONS, {
+  scenarios: { [SCENARIO]: constantArrivalScenario({ rate: RATE, duration: DURATION, vus: VUS }) },
   thresholds,
-};
+});
 
 export function setup() {
   return setupWorkload({ urls: URLS, credentials: CREDENTIALS, peakPerSecond: RATE, seedPages: SEED_PAGES, label: "k6 soak" });

@@ -10,7 +10,7 @@
 import exec from "k6/execution";
 import { baseUrls, credentials, durationFrom, integerFrom, numberFrom } from "./lib/config.js";
 import { parseMix } from "./lib/mix.js";
-import { spikePhaseAt, spikeStages } from "./lib/profiles.js";
+import { spikePhaseAt, spikeStages, WORKLOAD_OPTIONS } from "./lib/profiles.js";
 import { runOperation, setupWorkload } from "./lib/workload.js";
 
 const URLS = baseUrls(__ENV);
@@ -46,21 +46,19 @@ thresholds["checks{scenario:" + SCENARIO + "}"] = ["rate>" + Number((1 - SPIKE_E
 thresholds.operations_completed = ["count>0"];
 
 /** @type {import("k6/options").Options} */
-export const options = {
-  setupTimeout: "2m",
-  summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"],
+export const options = Object.assign({}, WORKLOAD_OPTIONS, {
   scenarios: {
-    [SCENARIO]: {
+    [SCENARIO]: /** @type {import("k6/options").Scenario} */ ({
       executor: "ramping-arrival-rate",
       startRate: PLAN.baseRate,
       timeUnit: "1s",
       stages: spikeStages(PLAN),
       preAllocatedVUs: VUS,
       maxVUs: VUS * 4,
-    },
+    }),
   },
   thresholds,
-};
+});
 
 export function setup() {
   return setupWorkload({

@@ -18,6 +18,29 @@ import { durationSeconds } from "./config.js";
 
 /** @typedef {"baseline" | "spike" | "recovery"} SpikePhase */
 
+/** Options every workload script shares: time to provision in setup(), and the percentiles its summary shows. */
+export const WORKLOAD_OPTIONS = {
+  setupTimeout: "2m",
+  summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"],
+};
+
+/**
+ * A constant-arrival-rate scenario: `rate` iterations a second for `duration`,
+ * with room for four times the pre-allocated VUs if responses slow down.
+ * @param {{ rate: number, duration: string, vus: number }} plan
+ * @returns {import("k6/options").Scenario}
+ */
+export function constantArrivalScenario(plan) {
+  return {
+    executor: "constant-arrival-rate",
+    rate: plan.rate,
+    timeUnit: "1s",
+    duration: plan.duration,
+    preAllocatedVUs: plan.vus,
+    maxVUs: plan.vus * 4,
+  };
+}
+
 /**
  * Stages of a ramping-arrival-rate scenario.
  * @param {SpikePlan} plan
