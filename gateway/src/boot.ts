@@ -52,11 +52,12 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
   if (config.migrateOnStart) await migrate(database.sql, "gateway", MIGRATIONS);
 
   const redis = config.redisUrl ? connectRedis(config) : null;
+  // Connection errors surface through the limiters, which log once per outage; ioredis would log each one.
   redis?.on("error", () => {});
   const limiterStats = createLimiterStats();
   const suspension = { suspendAfterMultiple: config.suspendAfterMultiple, suspendSeconds: config.suspendSeconds };
   let epochs: CredentialEpochs;
-  let limiter: RateLimiter & { degraded?: () => boolean };
+  let limiter: RateLimiter;
   if (redis) {
     epochs = createRedisEpochs(redis);
     limiter = createResilientLimiter({

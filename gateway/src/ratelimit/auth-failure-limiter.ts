@@ -1,6 +1,6 @@
 import { ApiError } from "@ws/shared";
 import type { Cluster, Redis } from "ioredis";
-import { windowEnd, WINDOW_SECONDS } from "./limiter";
+import { minuteWindows, windowEnd, WINDOW_SECONDS } from "./limiter";
 import type { LimiterStats } from "./limiter-stats";
 import { redisKeys } from "./redis-keys";
 
@@ -43,27 +43,16 @@ function limitedBy(counter: FailureCounter, limitPerMinute: number): AuthFailure
 }
 
 function memoryCounter(clock: () => number): FailureCounter {
-  const failures = new Map<string, { window: number; count: number }>();
-  const current = (clientAddress: string) => {
-    const now = clock() / 1000;
-    const window = Math.floor(now / WINDOW_SECONDS);
-    const entry = failures.get(clientAddress);
-    return { entry: entry && entry.window === window ? entry : undefined, window, retryAfter: Math.max(1, Math.ceil(windowEnd(now) - now)) };
-  };
+  const failures = minuteWindows();
+  const retryAfter = (now: number) => Math.max(1, Math.ceil(windowEnd(now) - now));
   return {
     async increment(clientAddress) {
-      let { entry, window, retryAfter } = current(clientAddress);
-      if (!entry) {
-        if (failures.size >= 100_000) failures.clear();
-        entry = { window, count: 0 };
-        failures.set(clientAddress, entry);
-      }
-      entry.count += 1;
-      return { count: entry.count, retryAfter };
+      const now = clock() / 1000;
+      return { count: ++failures.current(clientAddress, now).count, retryAfter: retryAfter(now) };
     },
     async read(clientAddress) {
-      const { entry, retryAfter } = current(clientAddress);
-      return { count: entry?.count ?? 0, retryAfter };
+      const now = clock() / 1000;
+      return { count: failures.peek(clientAddress, now)?.count ?? 0, retryAfter: retryAfter(now) };
     },
   };
 }

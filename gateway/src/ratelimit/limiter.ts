@@ -40,6 +40,35 @@ export function windowEnd(nowSeconds: number): number {
   return (Math.floor(nowSeconds / WINDOW_SECONDS) + 1) * WINDOW_SECONDS;
 }
 
+/** Beyond this many ids the in-memory counters start over rather than grow without bound. */
+export const MAX_TRACKED_IDS = 100_000;
+
+/**
+ * Per-id counts in the current clock-minute window, in memory: the state of the
+ * in-process limiters (request counts per key, failed logins per address). An
+ * entry of an earlier window reads as absent.
+ */
+export function minuteWindows<Extra extends object = {}>(fresh: () => Extra = () => ({}) as Extra) {
+  const entries = new Map<string, { window: number; count: number } & Extra>();
+  return {
+    /** The id's entry in the window of `nowSeconds`, if it has one. */
+    peek(id: string, nowSeconds: number) {
+      const entry = entries.get(id);
+      return entry && entry.window === Math.floor(nowSeconds / WINDOW_SECONDS) ? entry : undefined;
+    },
+    /** The id's entry in the window of `nowSeconds`, started at count 0 when it has none. */
+    current(id: string, nowSeconds: number) {
+      let entry = this.peek(id, nowSeconds);
+      if (!entry) {
+        if (entries.size >= MAX_TRACKED_IDS) entries.clear();
+        entry = { window: Math.floor(nowSeconds / WINDOW_SECONDS), count: 0, ...fresh() };
+        entries.set(id, entry);
+      }
+      return entry;
+    },
+  };
+}
+
 /** The count past which a key is suspended; crossed at most once per window. */
 export function suspensionThreshold(limit: number, policy: SuspensionPolicy): number {
   return limit * policy.suspendAfterMultiple;

@@ -1,7 +1,5 @@
 import type { CredentialEpochs } from "../auth/credential-epochs";
-import { decide, suspensionThreshold, WINDOW_SECONDS, type LimitedKey, type RateLimitDecision, type RateLimiter, type SuspensionPolicy } from "./limiter";
-
-const MAX_TRACKED_KEYS = 100_000;
+import { decide, MAX_TRACKED_IDS, minuteWindows, suspensionThreshold, type LimitedKey, type RateLimitDecision, type RateLimiter, type SuspensionPolicy } from "./limiter";
 
 /**
  * The in-process limiter: the embedded default, and the per-replica fallback
@@ -10,18 +8,12 @@ const MAX_TRACKED_KEYS = 100_000;
  * the threshold once per window.
  */
 export function createMemoryLimiter(policy: SuspensionPolicy, epochs: CredentialEpochs | null, clock: () => number = Date.now): RateLimiter {
-  const windows = new Map<string, { window: number; count: number; suspendedInWindow: boolean }>();
+  const windows = minuteWindows(() => ({ suspendedInWindow: false }));
   const suspendedUntil = new Map<string, number>();
   return {
     async hit(key: LimitedKey): Promise<RateLimitDecision> {
       const now = clock() / 1000;
-      const window = Math.floor(now / WINDOW_SECONDS);
-      let entry = windows.get(key.id);
-      if (!entry || entry.window !== window) {
-        if (windows.size >= MAX_TRACKED_KEYS) windows.clear();
-        entry = { window, count: 0, suspendedInWindow: false };
-        windows.set(key.id, entry);
-      }
+      const entry = windows.current(key.id, now);
       // This request's own count, taken before any await lets another request add to it.
       const count = ++entry.count;
       let suspendedFor = (suspendedUntil.get(key.id) ?? 0) - now;
@@ -30,7 +22,7 @@ export function createMemoryLimiter(policy: SuspensionPolicy, epochs: Credential
         suspendedFor = 0;
         if (!entry.suspendedInWindow && count > suspensionThreshold(key.limit, policy)) {
           entry.suspendedInWindow = true;
-          if (suspendedUntil.size >= MAX_TRACKED_KEYS) suspendedUntil.clear();
+          if (suspendedUntil.size >= MAX_TRACKED_IDS) suspendedUntil.clear();
           suspendedUntil.set(key.id, now + policy.suspendSeconds);
           suspendedFor = policy.suspendSeconds;
         }

@@ -18,13 +18,11 @@ export function createResilientLimiter(options: {
   mode: FailureMode;
   logger: Logger;
   stats?: LimiterStats;
-  onStateChange?: (degraded: boolean) => void;
-}): RateLimiter & { degraded(): boolean; stats: LimiterStats } {
+}): RateLimiter & { stats: LimiterStats } {
   const stats = options.stats ?? createLimiterStats();
   const setDegraded = (value: boolean, error?: unknown) => {
     if (stats.degraded === value) return;
     stats.degraded = value;
-    options.onStateChange?.(value);
     if (value) {
       stats.outages += 1;
       options.logger.error("redis unreachable: rate limiting falls back", { mode: options.mode, error: String(error) });
@@ -59,7 +57,6 @@ export function createResilientLimiter(options: {
       setDegraded(false);
       return decision;
     },
-    degraded: () => stats.degraded,
     stats,
     async close() {
       await options.primary.close();
