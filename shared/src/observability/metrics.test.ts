@@ -9,15 +9,16 @@ import { httpMetrics, MetricsRegistry, PROMETHEUS_CONTENT_TYPE } from "./metrics
 import { requestMetrics } from "./request-metrics";
 
 describe("MetricsRegistry", () => {
-  test("when counters, gauges and histograms are recorded, then the exposition is valid with cumulative buckets", () => {
+  test("when counters, values read at scrape time and histograms are recorded, then the exposition is valid with cumulative buckets", () => {
     const registry = new MetricsRegistry();
     const counter = registry.counter("jobs_total", "Jobs done.\nSecond line \\ here.", ["kind"]);
-    const gauge = registry.gauge("queue_depth", "Jobs waiting.");
+    let depth = 0;
+    registry.collect("queue_depth", "Jobs waiting.", "gauge", () => depth);
     const histogram = registry.histogram("job_seconds", "Job time.", ["kind"], [0.1, 1]);
     registry.collect("redis_degraded", "1 when degraded.", "gauge", () => 1);
     counter.inc({ kind: 'quo"te\\back\nline' });
     counter.inc({ kind: "plain" }, 2);
-    gauge.set(undefined, 7);
+    depth = 7;
     for (const value of [0.05, 0.1, 0.5, 3]) histogram.observe({ kind: "a" }, value);
     const text = registry.expose();
     expect(text).toContain('jobs_total{kind="quo\\"te\\\\back\\nline"} 1');
@@ -41,7 +42,7 @@ describe("MetricsRegistry", () => {
     expect(() => registry.counter("ok_total", "x", ["__reserved"])).toThrow();
     expect(() => registry.histogram("h", "x", ["le"])).toThrow();
     registry.counter("ok_total", "x");
-    expect(() => registry.gauge("ok_total", "x")).toThrow();
+    expect(() => registry.collect("ok_total", "x", "gauge", () => 0)).toThrow();
   });
 
   test("when an unknown method is recorded, then the method label stays bounded", () => {

@@ -54,10 +54,6 @@ export interface Histogram {
   observe(labels: Labels | undefined, value: number): void;
 }
 
-export interface Gauge {
-  set(labels: Labels | undefined, value: number): void;
-}
-
 export class MetricsRegistry {
   private readonly metrics: Metric[] = [];
 
@@ -85,21 +81,6 @@ export class MetricsRegistry {
         const entry = series.get(key);
         if (entry) entry.count += by;
         else series.set(key, { values, count: by });
-      },
-    };
-    return this.register(metric, labelNames);
-  }
-
-  gauge(name: string, help: string, labelNames: readonly string[] = []): Gauge {
-    const series = new Map<string, { values: string[]; value: number }>();
-    const metric = {
-      name,
-      help,
-      type: "gauge" as const,
-      samples: () => [...series.values()].map((s) => `${name}${labelText(labelNames, s.values)} ${formatValue(s.value)}`),
-      set(labels: Labels | undefined, value: number) {
-        const values = valuesOf(labelNames, labels);
-        series.set(values.join("\u0000"), { values, value });
       },
     };
     return this.register(metric, labelNames);
