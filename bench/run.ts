@@ -7,12 +7,13 @@ import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
-import { signPrincipal, signingKeyFrom, type Principal, type Scope } from "@ws/shared";
-import { adminClient } from "../gateway/src/cli/admin-client";
+import { PERMISSION_LEVELS, signPrincipal, signingKeyFrom, type Principal } from "@ws/shared";
 import { launchSystem, type RunningSystem } from "../scripts/system/launch-system";
 import { REPO_ROOT, startChild, stopChild, waitUntilOk, type Child } from "../scripts/system/processes";
 import { testStorage, type TestStorage } from "../tests/harness/database";
 import { freePortBlock } from "../tests/harness/ports";
+import type { TestSystem } from "../tests/harness/system";
+import { seedTenant, type Tenant } from "../tests/harness/tenant";
 import { load, median, sequentialLatency, type LoadFigures } from "./load";
 import { cpuSeconds, describeMachine, memorySampler, redisServerPid } from "./machine";
 import { growPages, LIST_QUERIES } from "./scale";
@@ -25,7 +26,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const RUN_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const STABILITY_SECONDS = 60;
 const SIZES = [10_000, 100_000, 1_000_000];
-const ALL_PERMISSIONS = { lists: "full", docs: "full", calendar: "full", workflows: "run", agents: "run" };
 const BUN = `${REPO_ROOT}node_modules/.bin/bun`;
 const started = performance.now();
 const log = (line: string) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
@@ -61,18 +61,14 @@ async function startSystem(storage: TestStorage, replicas: number, ports: number
   return system;
 }
 
-async function tenant(system: RunningSystem) {
-  const admin = adminClient(system.adminUrls[0]!, system.adminToken);
-  const workspace = await admin.createWorkspace(`Bench ${Date.now()}`);
-  const owner = await admin.addMember(workspace.id, { email: `bench-${Date.now()}@example.com`, role: "owner" });
-  const key = async (extra: Record<string, unknown> = {}) =>
-    (await admin.createKey(workspace.id, { name: `bench ${randomUUID()}`, created_by: owner.id, permissions: ALL_PERMISSIONS, ...extra })).key;
-  return { workspaceId: workspace.id, ownerId: owner.id as string, key };
+/** A workspace, its owner and keys with every permission, made by the tests' harness (which reads only the management URL and token). */
+function tenant(system: RunningSystem): Promise<Tenant> {
+  const management: Pick<TestSystem, "adminUrl" | "adminToken"> = { adminUrl: system.adminUrls[0]!, adminToken: system.adminToken };
+  return seedTenant(management as TestSystem);
 }
 
 function principalFor(workspaceId: string, memberId: string): Principal {
-  const scopes: Scope[] = ["docs:read", "docs:create", "docs:update", "docs:delete"];
-  return { workspace_id: workspaceId, member_id: memberId, key_id: randomUUID(), scopes, target_team_ids: null, visible_team_ids: [], request_id: randomUUID() };
+  return { workspace_id: workspaceId, member_id: memberId, key_id: randomUUID(), scopes: [...PERMISSION_LEVELS.docs.full], target_team_ids: null, visible_team_ids: [], request_id: randomUUID() };
 }
 
 /** Per process, the median over the rounds, plus the total. */
@@ -222,7 +218,7 @@ async function fullSystem(storage: TestStorage) {
   return { fullPath, stability, memory: peaks, exactness, scale };
 }
 
-async function exactnessBurst(system: RunningSystem, owner: Awaited<ReturnType<typeof tenant>>) {
+async function exactnessBurst(system: RunningSystem, owner: Tenant) {
   const limit = 500;
   const total = 1000;
   const key = await owner.key({ rate_limit_per_minute: limit });
@@ -259,7 +255,7 @@ async function exactnessBurst(system: RunningSystem, owner: Awaited<ReturnType<t
 async function scaleLists(
   storage: TestStorage,
   system: RunningSystem,
-  owner: Awaited<ReturnType<typeof tenant>>,
+  owner: Tenant,
   directHeaders: (pathname: string) => Promise<Record<string, string>>,
 ) {
   const sql = postgres(storage.databaseUrl!, { max: 1, onnotice: () => {} });

@@ -20,6 +20,9 @@ export const DEFAULT_MIX = {
   "events.create": 10,
 };
 
+/** The scopes a key needs for every operation of the mix. */
+export const WORKLOAD_SCOPES = ["docs:read", "docs:create", "docs:update", "docs:delete", "calendar:read", "calendar:create"];
+
 /** @typedef {keyof typeof DEFAULT_MIX} Operation */
 
 /** @typedef {Array<{ operation: Operation, weight: number }>} Mix */

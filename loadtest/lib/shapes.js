@@ -7,7 +7,8 @@
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const ATTENDEE_STATUSES = ["needs_action", "accepted", "declined", "tentative"];
+export const ATTENDEE_STATUSES = ["needs_action", "accepted", "declined", "tentative"];
+export const MAX_PER_PAGE = 100;
 
 /**
  * @param {string | null | undefined} text
@@ -78,7 +79,7 @@ export function listProblems(value, itemProblems) {
   if (!isNonNegativeInteger(value.total)) problems.push("list total is not a non-negative integer");
   if (!isNonNegativeInteger(value.page) || value.page === 0) problems.push("list page is not a positive integer");
   const perPage = value.per_page;
-  if (!isNonNegativeInteger(perPage) || perPage === 0 || Number(perPage) > 100) problems.push("list per_page is not an integer from 1 to 100");
+  if (!isNonNegativeInteger(perPage) || perPage === 0 || Number(perPage) > MAX_PER_PAGE) problems.push("list per_page is not an integer from 1 to " + MAX_PER_PAGE);
   if (!Array.isArray(value.data)) {
     problems.push("list data is not an array");
     return problems;

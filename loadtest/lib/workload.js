@@ -9,7 +9,7 @@ import { check } from "k6";
 import exec from "k6/execution";
 import { Counter } from "k6/metrics";
 import { authHeaders, createKey, provisionWorkspace, runId, targetFor } from "./api.js";
-import { keyLimitFor, pickOperation } from "./mix.js";
+import { keyLimitFor, pickOperation, WORKLOAD_SCOPES } from "./mix.js";
 import { readRateLimitHeaders } from "./ratelimit-rules.js";
 import {
   calendarListProblems,
@@ -24,8 +24,6 @@ import {
 // k6 skips thresholds of metrics that got no sample: setupWorkload() adds a 0,
 // so a run whose iterations all died before checking anything fails.
 const completed = new Counter("operations_completed");
-
-export const WORKLOAD_SCOPES = ["docs:read", "docs:create", "docs:update", "docs:delete", "calendar:read", "calendar:create"];
 
 /**
  * @typedef {Object} WorkloadData
