@@ -1114,9 +1114,9 @@ export interface operations {
     listCalendarEvents: {
         parameters: {
             query?: {
-                /** @description Result page number, at least 1. */
+                /** @description Result page number, at least 1; past the end answers 200 with empty data. */
                 page?: number;
-                /** @description Page size, at least 1; above 100 is answered with 100. */
+                /** @description Page size, at least 1, default 20; values above 100 are clamped to 100. */
                 per_page?: number;
                 /** @description Only events of this calendar. */
                 calendar_id?: string;
@@ -1270,9 +1270,9 @@ export interface operations {
     listCalendars: {
         parameters: {
             query?: {
-                /** @description Result page number, at least 1. */
+                /** @description Result page number, at least 1; past the end answers 200 with empty data. */
                 page?: number;
-                /** @description Page size, at least 1; above 100 is answered with 100. */
+                /** @description Page size, at least 1, default 20; values above 100 are clamped to 100. */
                 per_page?: number;
             };
             header?: never;

@@ -27,3 +27,4 @@ export * from "./schemas/pages";
 export * from "./schemas/calendar";
 export * from "./observability/metrics";
 export * from "./http/concurrency-gate";
+export * from "./db/read-list";

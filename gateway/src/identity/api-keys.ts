@@ -44,18 +44,15 @@ export async function insertApiKey(
   return row!;
 }
 
-export async function listApiKeys(
-  sql: Sql,
-  workspaceId: string,
-  page: { limit: number; offset: number },
-): Promise<{ rows: ApiKeyRow[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    sql<ApiKeyRow[]>`
-      select ${KEY_COLUMNS(sql)} from api_keys where workspace_id = ${workspaceId}
-      order by created_at, id limit ${page.limit} offset ${page.offset}`,
-    sql<{ total: number }[]>`select count(*)::int as total from api_keys where workspace_id = ${workspaceId}`,
-  ]);
-  return { rows, total: count!.total };
+export async function listApiKeys(sql: Sql, workspaceId: string, page: { limit: number; offset: number }): Promise<ApiKeyRow[]> {
+  return sql<ApiKeyRow[]>`
+    select ${KEY_COLUMNS(sql)} from api_keys where workspace_id = ${workspaceId}
+    order by created_at, id limit ${page.limit} offset ${page.offset}`;
+}
+
+export async function countApiKeys(sql: Sql, workspaceId: string): Promise<number> {
+  const [row] = await sql<{ total: number }[]>`select count(*)::int as total from api_keys where workspace_id = ${workspaceId}`;
+  return row!.total;
 }
 
 /** Marks the key revoked; false when no such key exists in the workspace. */

@@ -1,5 +1,5 @@
 import { t, type Static, type TSchema } from "elysia";
-import { ListEnvelope } from "./list";
+import { ListEnvelope, PagingQuery } from "./list";
 
 /**
  * Elysia's t.Integer also accepts numeric strings ("5"), which a JSON body must
@@ -107,20 +107,10 @@ export const CalendarEvent = t.Object(
 );
 export type CalendarEvent = Static<typeof CalendarEvent>;
 
-/**
- * page and per_page as for pages. The minimum of 1 is held by the service: a
- * failed minimum inside Elysia's coercing t.Integer is reported without the
- * parameter's name.
- */
-const PAGINATION = {
-  page: t.Optional(t.Integer({ default: 1, description: "Result page number, at least 1." })),
-  per_page: t.Optional(t.Integer({ default: 20, description: "Page size, at least 1; above 100 is answered with 100." })),
-};
-
 /** Query of GET /api/calendar/events/. */
 export const EventListQuery = t.Object(
   {
-    ...PAGINATION,
+    ...PagingQuery,
     calendar_id: t.Optional(Uuid("Only events of this calendar.")),
     starts_after: t.Optional(DateTimeIn("Only events starting at or after this instant (inclusive).", "2026-03-01T00:00:00Z")),
     starts_before: t.Optional(DateTimeIn("Only events starting strictly before this instant (exclusive).", "2026-04-01T00:00:00Z")),
@@ -157,7 +147,7 @@ export type CreateCalendarBody = Static<typeof CreateCalendarBody>;
 
 export const CalendarListQuery = t.Object(
   {
-    ...PAGINATION,
+    ...PagingQuery,
   },
   { title: "ListCalendarsQuery" },
 );

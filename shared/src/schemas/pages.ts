@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { DEFAULT_PER_PAGE, ListEnvelope } from "./list";
+import { ListEnvelope, PagingQuery } from "./list";
 
 export const PAGE_TITLE_MAX_CODE_POINTS = 255;
 
@@ -89,18 +89,7 @@ export type SortOrder = (typeof SORT_ORDERS)[number];
 
 /** Spec 4.3 with contract 4: out-of-range values are 422 naming the parameter; per_page above 100 is clamped. */
 export const PageListQuery = t.Object({
-  // The lower bound of 1 is checked by the pages service: Elysia's query coercion
-  // reports a failed minimum without the parameter's name.
-  page: t.Optional(
-    t.Integer({ default: 1, description: "Result page number, at least 1; past the end answers 200 with empty data.", examples: [1] }),
-  ),
-  per_page: t.Optional(
-    t.Integer({
-      default: DEFAULT_PER_PAGE,
-      description: "Page size, at least 1, default 20; values above 100 are clamped to 100.",
-      examples: [20],
-    }),
-  ),
+  ...PagingQuery,
   sort: t.Optional(
     t.UnionEnum([...PAGE_SORTS], { default: "updated_at", description: "Sort key; title sorts case-insensitively. Ties are broken by id." }),
   ),

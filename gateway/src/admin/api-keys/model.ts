@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { PERMISSION_LEVELS, SCOPES } from "@ws/shared";
+import { PagingQuery, PERMISSION_LEVELS, SCOPES } from "@ws/shared";
 
 const Scope = t.Union(SCOPES.map((scope) => t.Literal(scope)));
 
@@ -23,7 +23,4 @@ export const CreateApiKeyBody = t.Object({
 });
 export type CreateApiKeyBody = typeof CreateApiKeyBody.static;
 
-export const ListApiKeysQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1 })),
-  per_page: t.Optional(t.Integer({ minimum: 1 })),
-});
+export const ListApiKeysQuery = t.Object(PagingQuery);

@@ -1,5 +1,5 @@
-import { ApiError, expandPermissions, isUuid, MAX_PER_PAGE, DEFAULT_PER_PAGE, seesAllTeams, uuidv7, type Scope } from "@ws/shared";
-import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from "../../identity/api-keys";
+import { ApiError, expandPermissions, isUuid, readList, resolvePaging, seesAllTeams, uuidv7, type Scope } from "@ws/shared";
+import { countApiKeys, insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from "../../identity/api-keys";
 import { findMember } from "../../identity/members";
 import { existingTeamIds } from "../../identity/teams";
 import { generateKey } from "../../keys/key-format";
@@ -67,10 +67,11 @@ export async function createApiKey(deps: AdminDeps, workspaceId: string, body: C
 
 export async function listKeys(deps: AdminDeps, workspaceId: string, query: { page?: number; per_page?: number }) {
   await assertWorkspace(deps.sql, workspaceId);
-  const page = query.page ?? 1;
-  const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
-  const { rows, total } = await listApiKeys(deps.sql, workspaceId, { limit: perPage, offset: (page - 1) * perPage });
-  return { data: rows.map(presentKey), total, page, per_page: perPage };
+  const list = await readList(deps.sql, resolvePaging(query, "validation_error"), {
+    count: (tx) => countApiKeys(tx, workspaceId),
+    rows: (tx, limit, offset) => listApiKeys(tx, workspaceId, { limit, offset }),
+  });
+  return { ...list, data: list.data.map(presentKey) };
 }
 
 export async function revokeKey(deps: AdminDeps, workspaceId: string, keyId: string): Promise<void> {

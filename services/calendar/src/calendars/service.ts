@@ -1,6 +1,5 @@
-import { ApiError, assertCanAccess, listVisibility, resolveCreateTeam, uuidv7, type Pool, type Principal } from "@ws/shared";
+import { ApiError, assertCanAccess, listVisibility, readList, resolveCreateTeam, resolvePaging, uuidv7, type Pool, type Principal } from "@ws/shared";
 import type { Calendar, CalendarList, CalendarListQuery, CreateCalendarBody } from "@ws/shared";
-import { pagination } from "../common/pagination";
 import * as calendars from "./repository";
 
 const MAX_NAME_CODE_POINTS = 255;
@@ -37,11 +36,12 @@ function calendarTeam(principal: Principal, requested: string | null | undefined
 }
 
 export async function listCalendars(sql: Pool, principal: Principal, query: CalendarListQuery): Promise<CalendarList> {
-  const { page, perPage, offset } = pagination(query);
+  const paging = resolvePaging(query, "bad_request");
   const visibility = listVisibility(principal);
-  const total = await calendars.countCalendars(sql, principal.workspace_id, visibility);
-  const data = offset === null ? [] : await calendars.listCalendars(sql, principal.workspace_id, visibility, perPage, offset);
-  return { data, total, page, per_page: perPage };
+  return readList(sql, paging, {
+    count: (tx) => calendars.countCalendars(tx, principal.workspace_id, visibility),
+    rows: (tx, limit, offset) => calendars.listCalendars(tx, principal.workspace_id, visibility, limit, offset),
+  });
 }
 
 /** Contract 5: an unknown or hidden calendar is 404, one outside the key's teams 403. */

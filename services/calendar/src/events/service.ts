@@ -1,8 +1,7 @@
-import { ApiError, listVisibility, uuidv7, type Pool, type Principal } from "@ws/shared";
+import { ApiError, listVisibility, readList, resolvePaging, uuidv7, type Pool, type Principal } from "@ws/shared";
 import type { CalendarEvent, CalendarEventList, CreateEventBody, EventListQuery } from "@ws/shared";
 import { requireWritableCalendar } from "../calendars/service";
 import { parseInstant } from "../common/date-time";
-import { pagination } from "../common/pagination";
 import * as events from "./repository";
 
 /** Spec 4.1 with contract 5: the body's shape is the route schema's; the rules across fields are here. */
@@ -37,7 +36,7 @@ export async function createEvent(sql: Pool, principal: Principal, body: CreateE
 
 /** Spec 4.2: a calendar_id filter only narrows what the key may see, so an unknown one lists nothing. */
 export async function listEvents(sql: Pool, principal: Principal, query: EventListQuery): Promise<CalendarEventList> {
-  const { page, perPage, offset } = pagination(query);
+  const paging = resolvePaging(query, "bad_request");
   const filter: events.EventFilter = {
     workspaceId: principal.workspace_id,
     visibility: listVisibility(principal),
@@ -45,7 +44,8 @@ export async function listEvents(sql: Pool, principal: Principal, query: EventLi
     startsFrom: query.starts_after === undefined ? undefined : parseInstant(query.starts_after, "starts_after"),
     startsBefore: query.starts_before === undefined ? undefined : parseInstant(query.starts_before, "starts_before"),
   };
-  const total = await events.countEvents(sql, filter);
-  const data = offset === null ? [] : await events.listEvents(sql, filter, perPage, offset);
-  return { data, total, page, per_page: perPage };
+  return readList(sql, paging, {
+    count: (tx) => events.countEvents(tx, filter),
+    rows: (tx, limit, offset) => events.listEvents(tx, filter, limit, offset),
+  });
 }

@@ -1,10 +1,10 @@
 import {
   ApiError,
-  DEFAULT_PER_PAGE,
-  MAX_PER_PAGE,
   assertCanAccess,
   isUuid,
   listVisibility,
+  readList,
+  resolvePaging,
   resolveCreateTeam,
   uuidv7,
   type CreatePageBody,
@@ -86,28 +86,16 @@ export function pageService(sql: Pool) {
     },
 
     async list(principal: Principal, query: PageListQuery): Promise<PageList> {
-      const tooSmall = (["page", "per_page"] as const).filter((name) => query[name] !== undefined && query[name] < 1);
-      if (tooSmall.length) throw ApiError.validation(tooSmall, `${tooSmall.join(" and ")} must be at least 1.`);
-      const page = query.page ?? 1;
-      const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
+      const paging = resolvePaging(query, "validation_error");
       const visibility = listVisibility(principal);
-      const empty = { data: [], total: 0, page, per_page: perPage };
       // No stored title holds a NUL, and Postgres refuses one in a parameter.
-      if (query.title !== undefined && query.title.includes("\u0000")) return empty;
-      if (!visibility.includeWorkspaceLevel && visibility.teamIds.length === 0) return empty;
+      const nothing = (query.title !== undefined && query.title.includes("\u0000")) || (!visibility.includeWorkspaceLevel && visibility.teamIds.length === 0);
+      if (nothing) return { data: [], total: 0, page: paging.page, per_page: paging.perPage };
       const filter = { workspaceId: principal.workspace_id, ...visibility, title: query.title };
-      // A page number far past the end must not overflow Postgres's bigint offset.
-      const offset = Math.min((page - 1) * perPage, Number.MAX_SAFE_INTEGER);
-      // One snapshot, so that total and data agree while others write.
-      return sql.begin("isolation level repeatable read read only", async (tx) => {
-        const data = await pages.listPages(tx, filter, {
-          sort: query.sort ?? "updated_at",
-          order: query.order ?? "desc",
-          limit: perPage,
-          offset,
-        });
-        const total = await pages.countPages(tx, filter);
-        return { data, total, page, per_page: perPage };
+      const order = { sort: query.sort ?? "updated_at", order: query.order ?? "desc" } as const;
+      return readList(sql, paging, {
+        count: (tx) => pages.countPages(tx, filter),
+        rows: (tx, limit, offset) => pages.listPages(tx, filter, { ...order, limit, offset }),
       });
     },
   };

@@ -1,0 +1,46 @@
+import { ApiError } from "../errors/api-error";
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../schemas/list";
+import type { Pool, TransactionSql } from "./database";
+
+export interface Paging {
+  page: number;
+  perPage: number;
+  /** Rows to skip; capped, so that a page number far past the end cannot overflow. */
+  offset: number;
+}
+
+/**
+ * Defaults 1 and 20, per_page above 100 answered with 100; a value that is not
+ * an integer of at least 1 is refused with the service's validation code
+ * (pages 422, calendar 400: contract 3), naming the parameters.
+ */
+export function resolvePaging(query: { page?: number; per_page?: number }, code: "validation_error" | "bad_request"): Paging {
+  const invalid = (["page", "per_page"] as const).filter((name) => {
+    const value = query[name];
+    return value !== undefined && !(Number.isInteger(value) && value >= 1);
+  });
+  if (invalid.length) {
+    throw new ApiError(code, `${invalid.join(" and ")} must be an integer of at least 1.`, { details: { fields: invalid } });
+  }
+  const page = query.page ?? 1;
+  const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
+  return { page, perPage, offset: Math.min((page - 1) * perPage, Number.MAX_SAFE_INTEGER) };
+}
+
+export interface ListReads<T> {
+  count(tx: TransactionSql): Promise<number>;
+  rows(tx: TransactionSql, limit: number, offset: number): Promise<T[]>;
+}
+
+/**
+ * One page of a list in the envelope of spec 2.5. The total and the rows are
+ * read in one repeatable-read snapshot, so they agree while others write, and
+ * a page past the end reads no rows at all.
+ */
+export function readList<T>(sql: Pool, paging: Paging, reads: ListReads<T>): Promise<{ data: T[]; total: number; page: number; per_page: number }> {
+  return sql.begin("isolation level repeatable read read only", async (tx) => {
+    const total = await reads.count(tx);
+    const data = paging.offset < total ? await reads.rows(tx, paging.perPage, paging.offset) : [];
+    return { data, total, page: paging.page, per_page: paging.perPage };
+  }) as Promise<{ data: T[]; total: number; page: number; per_page: number }>;
+}
