@@ -19,10 +19,12 @@ export interface ServiceDeps {
 /**
  * The common front of every resource service: the error contract, probes, and
  * the principal check that keeps it unreachable around the gateway, and
- * request metrics at `GET /metrics`.
+ * request metrics at `GET /metrics`. Bodies are checked as sent: Elysia's default
+ * normalizer cleans a value before checking it, so `"attendees": "x"` became
+ * `[{}]` and passed; TypeBox's only drops unknown properties.
  */
 export function serviceApp(deps: ServiceDeps, options: { validationCode: "validation_error" | "bad_request" }) {
-  return new Elysia()
+  return new Elysia({ normalize: "typebox" })
     .use(requestMetrics({ validationCode: options.validationCode }))
     .use(errorHandler({ validationCode: options.validationCode, logger: deps.logger }))
     .use(jsonBodies())
