@@ -33,14 +33,13 @@ const MiB = 1024 * 1024;
 export const DEFAULT_MAX_BODY_BYTES = 1 * MiB;
 export const PAGES_MAX_BODY_BYTES = 10 * MiB;
 
-const PAGES_BODY_ERRORS = {
-  400: "The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`.",
-  413: "The body is larger than 10 MiB.",
-} as const;
+const NOT_JSON = "The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`";
+const tooLarge = (bytes: number) => `The body is larger than ${bytes / MiB} MiB.`;
+const PAGES_BODY_ERRORS = { 400: `${NOT_JSON}.`, 413: tooLarge(PAGES_MAX_BODY_BYTES) };
 const CALENDAR_BODY_ERRORS = {
-  400: "The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`; or a required field is missing or a field has the wrong type or format (`details.fields` names them).",
-  413: "The body is larger than 1 MiB.",
-} as const;
+  400: `${NOT_JSON}; or a required field is missing or a field has the wrong type or format (\`details.fields\` names them).`,
+  413: tooLarge(DEFAULT_MAX_BODY_BYTES),
+};
 const PAGE_NOT_FOUND = "No page with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed.";
 
 /**

@@ -17,12 +17,10 @@ export function calendarRoutes(deps: ServiceDeps) {
       {
         body: CreateCalendarBody,
         response: { 201: Calendar, ...errors },
-        detail: { summary: "Create a calendar", description: "Needs calendar:create. team_id follows contract 6." },
       },
     )
     .get("/", ({ principal, query }) => service.listCalendars(deps.sql, principal, query), {
       query: CalendarListQuery,
       response: { 200: CalendarList, ...errors },
-      detail: { summary: "List calendars", description: "Needs calendar:read. Ordered by created_at then id." },
     });
 }

@@ -17,15 +17,10 @@ export function eventRoutes(deps: ServiceDeps) {
       {
         body: CreateEventBody,
         response: { 201: CalendarEvent, ...errors },
-        detail: {
-          summary: "Create a calendar event",
-          description: "Needs calendar:create. Schema failures are 400 bad_request; ends_at before starts_at is 422 validation_error.",
-        },
       },
     )
     .get("/", ({ principal, query }) => service.listEvents(deps.sql, principal, query), {
       query: EventListQuery,
       response: { 200: CalendarEventList, ...errors },
-      detail: { summary: "List calendar events", description: "Needs calendar:read. Ordered by starts_at then id." },
     });
 }

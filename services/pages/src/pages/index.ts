@@ -25,7 +25,6 @@ export function pageRoutes(deps: ServiceDeps) {
     .get("/", ({ principal, query }) => pages.list(principal, query), {
       query: PageListQuery,
       response: { 200: PageList, 422: ErrorObject, ...COMMON_ERRORS },
-      detail: { operationId: "listPages", summary: "List pages", tags: ["Pages"] },
     })
     .post(
       "/",
@@ -36,19 +35,16 @@ export function pageRoutes(deps: ServiceDeps) {
       {
         body: CreatePageBody,
         response: { 201: Page, 400: ErrorObject, 413: ErrorObject, 422: ErrorObject, ...COMMON_ERRORS },
-        detail: { operationId: "createPage", summary: "Create a page", tags: ["Pages"] },
       },
     )
     .get("/:id", ({ principal, params }) => pages.get(principal, params.id), {
       params: PageId,
       response: { 200: Page, 404: ErrorObject, ...COMMON_ERRORS },
-      detail: { operationId: "getPage", summary: "Get a page", tags: ["Pages"] },
     })
     .put("/:id", ({ principal, params, body }) => pages.update(principal, params.id, body), {
       params: PageId,
       body: UpdatePageBody,
       response: { 200: Page, 400: ErrorObject, 404: ErrorObject, 413: ErrorObject, 422: ErrorObject, ...COMMON_ERRORS },
-      detail: { operationId: "updatePage", summary: "Update a page", tags: ["Pages"] },
     })
     .delete(
       "/:id",
@@ -59,7 +55,6 @@ export function pageRoutes(deps: ServiceDeps) {
       {
         params: PageId,
         response: { 204: t.Void({ description: "Deleted, permanently." }), 404: ErrorObject, ...COMMON_ERRORS },
-        detail: { operationId: "deletePage", summary: "Delete a page", tags: ["Pages"] },
       },
     );
 }
