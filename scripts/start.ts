@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { ConfigError, envReader, port } from "@ws/shared";
 import { adminClient } from "../gateway/src/cli/admin-client";
 import { launchSystem } from "./system/launch-system";
 import type { RuntimeName } from "./system/processes";
@@ -8,36 +9,44 @@ import type { RuntimeName } from "./system/processes";
  * unless DATABASE_URL / REDIS_URL are set; GATEWAY_REPLICAS=N for N gateways.
  */
 const env = process.env;
-const int = (name: string, fallback: number) => {
-  const value = env[name] ? Number(env[name]) : fallback;
-  if (!Number.isInteger(value) || value < 0 || value > 65535) {
-    console.error(`Invalid configuration: ${name} must be a port number or count, got "${env[name]}".`);
-    process.exit(2);
-  }
-  return value;
-};
-const replicas = Math.max(1, int("GATEWAY_REPLICAS", 1));
-const port = int("PORT", 8080);
-let adminPort = int("ADMIN_PORT", 8081);
-if (replicas > 1 && adminPort < port + replicas && adminPort + replicas > port) {
+function readConfig() {
+  const read = envReader();
+  return {
+    replicas: read.int("GATEWAY_REPLICAS", 1, { min: 1, max: 32 }),
+    port: port(read, "PORT", 8080),
+    adminPort: port(read, "ADMIN_PORT", 8081),
+    pagesPort: port(read, "PAGES_PORT", 8091),
+    calendarPort: port(read, "CALENDAR_PORT", 8092),
+    runtime: read.oneOf<RuntimeName>("RUNTIME", ["bun", "deno"], "bun"),
+  };
+}
+let config: ReturnType<typeof readConfig>;
+try {
+  config = readConfig();
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : String(error));
+  process.exit(2);
+}
+const { replicas, port: publicPort, pagesPort, calendarPort, runtime } = config;
+let { adminPort } = config;
+if (replicas > 1 && adminPort < publicPort + replicas && adminPort + replicas > publicPort) {
   // Replica i takes PORT+i and ADMIN_PORT+i: move the internal ports past the public ones.
-  adminPort = port + replicas;
+  adminPort = publicPort + replicas;
 }
 if (replicas > 1 && (!env.DATABASE_URL || !env.REDIS_URL)) {
   console.error("GATEWAY_REPLICAS above 1 needs DATABASE_URL and REDIS_URL: the replicas must share one database and one Redis.");
   process.exit(2);
 }
-const runtime = (env.RUNTIME ?? "bun") as RuntimeName;
 const dataDir = env.DATA_DIR ?? ".data";
 const seedDemo = !env.ADMIN_TOKEN;
 
 const system = await launchSystem({
   runtime,
   replicas,
-  port,
+  port: publicPort,
   adminPort,
-  pagesPort: int("PAGES_PORT", 8091),
-  calendarPort: int("CALENDAR_PORT", 8092),
+  pagesPort,
+  calendarPort,
   env: { DATA_DIR: dataDir },
   output: (name, line) => console.log(`[${name}] ${line}`),
 }).catch((error) => {
@@ -65,7 +74,7 @@ async function demoKey(): Promise<string> {
   return created.key;
 }
 
-const gateway = `http://localhost:${port}`;
+const gateway = `http://localhost:${publicPort}`;
 const lines = [
   "",
   `Workspace API is up (${runtime}, ${replicas} gateway${replicas > 1 ? "s" : ""}, ${env.DATABASE_URL ? "PostgreSQL" : "embedded PGlite in " + dataDir}, ${env.REDIS_URL ? "Redis" : "in-process"} rate limits).`,
