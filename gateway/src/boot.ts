@@ -99,7 +99,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       observe: metrics.observeRequest,
       onUpstreamError: metrics.observeUpstreamError,
     },
-    admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix },
+    admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix, logger },
     adminToken: config.adminToken,
     readiness: {
       database: () => database.sql`select 1`,
