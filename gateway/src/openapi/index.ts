@@ -17,16 +17,15 @@ export function documentationRoutes(options: { assetDirectory?: string } = {}): 
       headers: { "content-type": type, "x-request-id": requestIdOf(request), "cache-control": "no-cache", ...extra },
     });
 
+  const page = ({ request }: { request: Request }) =>
+    respond(request, DOCS_PAGE, "text/html; charset=utf-8", { "content-security-policy": DOCS_CONTENT_SECURITY_POLICY });
+
   // Built by statement, not by chain, so its type is the plain Elysia that createApp takes.
   const app = new Elysia({ name: "documentation" });
   app
     .get("/openapi.json", ({ request }) => respond(request, document, "application/json", { "access-control-allow-origin": "*" }))
-    .get("/docs", ({ request }) =>
-      respond(request, DOCS_PAGE, "text/html; charset=utf-8", { "content-security-policy": DOCS_CONTENT_SECURITY_POLICY }),
-    )
-    .get("/docs/", ({ request }) =>
-      respond(request, DOCS_PAGE, "text/html; charset=utf-8", { "content-security-policy": DOCS_CONTENT_SECURITY_POLICY }),
-    )
+    .get("/docs", page)
+    .get("/docs/", page)
     .get("/docs/assets/docs-init.js", ({ request }) => respond(request, DOCS_INITIALIZER, "text/javascript; charset=utf-8"))
     .get("/docs/assets/:name", async ({ request, params }) => {
       const file = asset(params.name);
