@@ -23,18 +23,26 @@ export function apiClient(baseUrl: string, key?: string) {
       },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
-    const text = await response.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
+    const answer = await readResponse<T>(response);
     if (await isPublicGateway(baseUrl)) {
-      assertConforms({ method, path, status: response.status, headers: response.headers, text });
+      assertConforms({ method, path, status: answer.status, headers: answer.headers, text: answer.text });
     }
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
+    return answer;
   };
+}
+
+export type Call = ReturnType<typeof apiClient>;
+
+/** A fetch() answer read as an ApiResponse, for tests that must call fetch() themselves. */
+export async function readResponse<T = any>(response: Response): Promise<ApiResponse<T>> {
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
 /** Every 4xx/5xx must be the error object of spec 2.6. */

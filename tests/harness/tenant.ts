@@ -1,5 +1,6 @@
 import { adminClient, type AdminClient } from "../../gateway/src/cli/admin-client";
-import type { TestSystem } from "./system";
+import { apiClient, type Call } from "./http";
+import { sharedSystem, type TestSystem } from "./system";
 
 const ALL_PERMISSIONS = { lists: "full", docs: "full", calendar: "full", workflows: "run", agents: "run" };
 let counter = 0;
@@ -41,4 +42,11 @@ export async function seedTenant(system: TestSystem): Promise<Tenant> {
     member: async (role, teamIds) =>
       (await admin.addMember(workspace.id, { email: `${role}-${unique}-${++counter}@example.com`, role, team_ids: teamIds })).id,
   };
+}
+
+/** A fresh workspace (on the shared system unless one is given) and a client holding its full-access key. */
+export async function seedTenantWithClient(system?: TestSystem): Promise<{ system: TestSystem; tenant: Tenant; call: Call; baseUrl: string }> {
+  const on = system ?? (await sharedSystem());
+  const tenant = await seedTenant(on);
+  return { system: on, tenant, call: apiClient(on.baseUrl, await tenant.key()), baseUrl: on.baseUrl };
 }

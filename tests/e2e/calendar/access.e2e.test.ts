@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { apiClient, isErrorObject } from "../../harness/http";
+import { expectError } from "../../harness/assertions";
+import { apiClient } from "../../harness/http";
 import { sharedSystem } from "../../harness/system";
 import { seedTenant } from "../../harness/tenant";
 import { calendarTenant, eventBody } from "./helpers";
@@ -14,8 +15,7 @@ describe("scopes", () => {
     const read = apiClient(baseUrl, await tenant.key({ scopes: ["calendar:read"] }));
     for (const [path, body] of [["/api/calendar/events/", eventBody(calendarId)], ["/api/calendar/calendars/", { name: "x" }]] as const) {
       const response = await read("POST", path, body);
-      expect(response.status).toBe(403);
-      expect(response.body.error.code).toBe("insufficient_permissions");
+      expectError(response, 403, "insufficient_permissions");
     }
     expect((await read("GET", "/api/calendar/events/")).status).toBe(200);
     expect((await read("GET", "/api/calendar/calendars/")).status).toBe(200);
@@ -37,10 +37,7 @@ describe("scopes", () => {
       ["POST", "/api/calendar/calendars/", { name: "x" }],
       ["GET", "/api/calendar/calendars/", undefined],
     ] as const) {
-      const response = await docs(method, path, body);
-      expect(response.status).toBe(403);
-      expect(isErrorObject(response.body)).toBe(true);
-      expect(response.body.error.code).toBe("insufficient_permissions");
+      expectError(await docs(method, path, body), 403, "insufficient_permissions");
     }
   });
 
@@ -71,8 +68,7 @@ describe("team targeting", () => {
     const { keyA, calendarB, workspaceCalendar } = await teams();
     for (const id of [calendarB.id, workspaceCalendar]) {
       const response = await keyA("POST", "/api/calendar/events/", eventBody(id));
-      expect(response.status).toBe(403);
-      expect(response.body.error.code).toBe("insufficient_permissions");
+      expectError(response, 403, "insufficient_permissions");
     }
   });
 
@@ -93,8 +89,7 @@ describe("team targeting", () => {
     const { keyA, teamA, teamB } = await teams();
     expect((await keyA("POST", "/api/calendar/calendars/", { name: "Mine" })).body.team_id).toBe(teamA);
     const other = await keyA("POST", "/api/calendar/calendars/", { name: "Theirs", team_id: teamB });
-    expect(other.status).toBe(403);
-    expect(other.body.error.code).toBe("insufficient_permissions");
+    expectError(other, 403, "insufficient_permissions");
   });
 
   test("when a key with two teams creates a calendar without team_id, then 400 naming team_id", async () => {
@@ -111,8 +106,7 @@ describe("team targeting", () => {
     const memberId = await tenant.member("member", [teamA]);
     const memberKey = apiClient(baseUrl, await tenant.key({ created_by: memberId }));
     const hidden = await memberKey("POST", "/api/calendar/events/", eventBody(calendarB.id));
-    expect(hidden.status).toBe(404);
-    expect(hidden.body.error.code).toBe("not_found");
+    expectError(hidden, 404, "not_found");
     expect((await memberKey("POST", "/api/calendar/events/", eventBody(calendarA.id))).status).toBe(201);
     const listed = await memberKey("GET", "/api/calendar/calendars/");
     expect(listed.body.data.map((c: { id: string }) => c.id)).not.toContain(calendarB.id);
@@ -126,8 +120,7 @@ describe("cross-workspace isolation", () => {
     const other = await seedTenant(await system());
     const stranger = apiClient((await system()).baseUrl, await other.key());
     const response = await stranger("POST", "/api/calendar/events/", eventBody(calendarId));
-    expect(response.status).toBe(404);
-    expect(response.body.error.code).toBe("not_found");
+    expectError(response, 404, "not_found");
     expect((await stranger("GET", "/api/calendar/events/")).body).toEqual({ data: [], total: 0, page: 1, per_page: 20 });
     expect((await stranger("GET", `/api/calendar/events/?calendar_id=${calendarId}`)).body.total).toBe(0);
     expect((await stranger("GET", "/api/calendar/calendars/")).body.total).toBe(0);
@@ -145,8 +138,7 @@ describe("POST /api/calendar/calendars/", () => {
   ])("when the body has %s, then 400 naming the field", async (_, body) => {
     const { call } = await calendarTenant();
     const response = await call("POST", "/api/calendar/calendars/", body);
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("bad_request");
+    expectError(response, 400, "bad_request");
     expect(response.body.error.details.fields.length).toBeGreaterThan(0);
   });
 
@@ -162,9 +154,7 @@ describe("POST /api/calendar/calendars/", () => {
     const { call } = await calendarTenant();
     const other = await seedTenant(await system());
     const response = await call("POST", "/api/calendar/calendars/", { name: "x", team_id: await other.team() });
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("bad_request");
-    expect(response.body.error.details.fields).toEqual(["team_id"]);
+    expectError(response, 400, "bad_request", ["team_id"]);
   });
 
   test("when calendars are listed, then they come in creation order in the envelope", async () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { isErrorObject } from "../../harness/http";
+import { expectError, expectErrorNaming } from "../../harness/assertions";
 import { calendarTenant, eventBody, type Call } from "./helpers";
 
 let call: Call;
@@ -14,10 +14,7 @@ async function create(overrides: Record<string, unknown>) {
 }
 
 function expectBadRequest(response: { status: number; body: any }, field: string) {
-  expect(response.status).toBe(400);
-  expect(isErrorObject(response.body)).toBe(true);
-  expect(response.body.error.code).toBe("bad_request");
-  expect(response.body.error.details.fields).toContain(field);
+  expectErrorNaming(response, 400, "bad_request", [field]);
 }
 
 describe("POST /api/calendar/events/: a valid body", () => {
@@ -42,7 +39,7 @@ describe("POST /api/calendar/events/: a valid body", () => {
   });
 
   test("when every field is sent, then 201 echoes each of them, notes and the reminder included", async () => {
-    const body = eventBody(calendarId, {
+    const fields = {
       title: "Planning",
       is_all_day: true,
       location: "Room 4",
@@ -50,18 +47,10 @@ describe("POST /api/calendar/events/: a valid body", () => {
       notes: "internal",
       reminder_minutes_before_start: 30,
       attendees: [{ email: "ada@example.com", name: "Ada", status: "accepted" }],
-    });
-    const response = await call("POST", "/api/calendar/events/", body);
+    };
+    const response = await create(fields);
     expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({
-      title: "Planning",
-      is_all_day: true,
-      location: "Room 4",
-      conference_url: "https://meet.example.com/abc?x=1",
-      notes: "internal",
-      reminder_minutes_before_start: 30,
-      attendees: [{ email: "ada@example.com", name: "Ada", status: "accepted" }],
-    });
+    expect(response.body).toMatchObject(fields);
   });
 
   test("when the title is empty, then 201 with the empty title", async () => {
@@ -196,31 +185,20 @@ describe("POST /api/calendar/events/: required fields, types and formats", () =>
 });
 
 describe("POST /api/calendar/events/: malformed requests", () => {
-  test("when the body is not JSON, then 400 bad_request", async () => {
-    const response = await call("POST", "/api/calendar/events/", "{not json");
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("bad_request");
-  });
-
-  test.each([["an array", "[]"], ["a string", '"x"'], ["null", "null"]])("when the body is %s, then 400 bad_request", async (_, text) => {
-    const response = await call("POST", "/api/calendar/events/", text);
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("bad_request");
+  test.each([["not JSON", "{not json"], ["an array", "[]"], ["a string", '"x"'], ["null", "null"]])("when the body is %s, then 400 bad_request", async (_, text) => {
+    expectError(await call("POST", "/api/calendar/events/", text), 400, "bad_request");
   });
 
   test("when the content type is not JSON, then 400 bad_request", async () => {
     const response = await call("POST", "/api/calendar/events/", JSON.stringify(eventBody(calendarId)), { "content-type": "text/plain" });
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("bad_request");
+    expectError(response, 400, "bad_request");
   });
 });
 
 describe("POST /api/calendar/events/: semantic rules", () => {
   test("when ends_at is before starts_at, then 422 validation_error naming ends_at", async () => {
     const response = await create({ starts_at: "2026-03-02T10:00:00Z", ends_at: "2026-03-02T09:59:59.999Z" });
-    expect(response.status).toBe(422);
-    expect(response.body.error.code).toBe("validation_error");
-    expect(response.body.error.details.fields).toEqual(["ends_at"]);
+    expectError(response, 422, "validation_error", ["ends_at"]);
   });
 
   test("when ends_at is before starts_at only once offsets are applied, then 422", async () => {
@@ -229,9 +207,7 @@ describe("POST /api/calendar/events/: semantic rules", () => {
   });
 
   test("when the calendar does not exist, then 404 not_found", async () => {
-    const response = await create({ calendar_id: "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f" });
-    expect(response.status).toBe(404);
-    expect(response.body.error.code).toBe("not_found");
+    expectError(await create({ calendar_id: "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f" }), 404, "not_found");
   });
 });
 

@@ -1,17 +1,14 @@
-import { apiClient } from "../../harness/http";
-import { sharedSystem } from "../../harness/system";
-import { seedTenant, type Tenant } from "../../harness/tenant";
+import type { Call } from "../../harness/http";
+import { seedTenantWithClient, type Tenant } from "../../harness/tenant";
 
-export type Call = ReturnType<typeof apiClient>;
+export type { Call };
 
 /** A fresh workspace with a full-access key and one workspace-level calendar. */
 export async function calendarTenant(): Promise<{ tenant: Tenant; call: Call; calendarId: string; baseUrl: string }> {
-  const system = await sharedSystem();
-  const tenant = await seedTenant(system);
-  const call = apiClient(system.baseUrl, await tenant.key());
+  const { tenant, call, baseUrl } = await seedTenantWithClient();
   const created = await call("POST", "/api/calendar/calendars/", { name: "Main" });
   if (created.status !== 201) throw new Error(`calendar create failed: ${created.status} ${created.text}`);
-  return { tenant, call, calendarId: created.body.id, baseUrl: system.baseUrl };
+  return { tenant, call, calendarId: created.body.id, baseUrl };
 }
 
 export function eventBody(calendarId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {

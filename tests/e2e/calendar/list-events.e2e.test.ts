@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { expectError } from "../../harness/assertions";
 import { calendarTenant, eventBody, type Call } from "./helpers";
 
 let call: Call;
@@ -118,8 +119,6 @@ describe("GET /api/calendar/events/", () => {
     ["starts_before", "2026-02-30T00:00:00Z"],
   ])("when %s is %p, then 400 bad_request naming it", async (name, value) => {
     const response = await call("GET", `/api/calendar/events/?${name}=${value}`);
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("bad_request");
-    expect(response.body.error.details.fields).toEqual([name]);
+    expectError(response, 400, "bad_request", [name]);
   });
 });

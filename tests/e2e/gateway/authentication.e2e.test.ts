@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { generateKey } from "../../../gateway/src/keys/key-format";
-import { apiClient, isErrorObject } from "../../harness/http";
+import { expectError } from "../../harness/assertions";
+import { readResponse } from "../../harness/http";
 import { sharedSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
 
@@ -14,11 +15,8 @@ beforeAll(async () => {
 const get = (headers: Record<string, string>) => fetch(`${system.baseUrl}/v1/new-page`, { headers });
 
 async function expectUnauthorized(response: Response, code: "missing_token" | "invalid_token") {
-  expect(response.status).toBe(401);
+  expectError(await readResponse(response), 401, code);
   expect(response.headers.get("www-authenticate")).toStartWith("Bearer");
-  const body = await response.json();
-  expect(isErrorObject(body)).toBe(true);
-  expect(body.error.code).toBe(code);
 }
 
 describe("authentication at the gateway", () => {

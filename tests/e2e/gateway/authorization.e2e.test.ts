@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { expectError } from "../../harness/assertions";
 import { apiClient } from "../../harness/http";
 import { sharedSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
@@ -14,15 +15,13 @@ describe("scopes and the creator's role", () => {
   test("when the key lacks the route's scope, then it is 403 insufficient_permissions", async () => {
     const call = apiClient(system.baseUrl, await tenant.key({ scopes: ["docs:read"] }));
     const response = await call("POST", "/api/calendar/events", {});
-    expect(response.status).toBe(403);
-    expect(response.body.error.code).toBe("insufficient_permissions");
+    expectError(response, 403, "insufficient_permissions");
   });
 
   test("when the key lacks docs:delete, then deleting a page that does not exist is still 403 (scope before lookup)", async () => {
     const call = apiClient(system.baseUrl, await tenant.key({ scopes: ["docs:read"] }));
     const response = await call("DELETE", "/v1/new-page/00000000-0000-7000-8000-000000000000");
-    expect(response.status).toBe(403);
-    expect(response.body.error.code).toBe("insufficient_permissions");
+    expectError(response, 403, "insufficient_permissions");
   });
 
   test("when the key has a scope its creator's role does not allow, then it is 403 forbidden", async () => {
@@ -30,8 +29,7 @@ describe("scopes and the creator's role", () => {
     const call = apiClient(system.baseUrl, await tenant.key({ created_by: guest, scopes: ["docs:read", "docs:create"] }));
     expect((await call("GET", "/v1/new-page")).status).toBe(200);
     const response = await call("POST", "/v1/new-page", { title: "x" });
-    expect(response.status).toBe(403);
-    expect(response.body.error.code).toBe("forbidden");
+    expectError(response, 403, "forbidden");
   });
 
   test("when the creator's role changes, then the next request is judged by the new role", async () => {
@@ -41,8 +39,7 @@ describe("scopes and the creator's role", () => {
     expect((await call("DELETE", missing)).status).toBe(404);
     await tenant.admin.updateMember(tenant.workspaceId, memberId, { role: "guest" });
     const demoted = await call("DELETE", missing);
-    expect(demoted.status).toBe(403);
-    expect(demoted.body.error.code).toBe("forbidden");
+    expectError(demoted, 403, "forbidden");
     await tenant.admin.updateMember(tenant.workspaceId, memberId, { role: "member" });
     expect((await call("DELETE", missing)).status).toBe(404);
   });
@@ -60,8 +57,7 @@ describe("scopes and the creator's role", () => {
 describe("routing at the gateway", () => {
   test("when the path is unknown, then it is 404 not_found even without a key", async () => {
     const response = await apiClient(system.baseUrl)("GET", "/v2/nothing");
-    expect(response.status).toBe(404);
-    expect(response.body.error.code).toBe("not_found");
+    expectError(response, 404, "not_found");
   });
 
   test("when the method is not allowed on a known path, then it is 405 with an Allow header", async () => {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { expectError, expectErrorNaming } from "../../harness/assertions";
 import { apiClient } from "../../harness/http";
 import { sharedSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
@@ -15,9 +16,7 @@ beforeAll(async () => {
 const ws = () => `/admin/v1/workspaces/${tenant.workspaceId}`;
 
 function expectFields(response: { status: number; body: any }, fields: string[]) {
-  expect(response.status).toBe(422);
-  expect(response.body.error.code).toBe("validation_error");
-  for (const field of fields) expect(response.body.error.details.fields).toContain(field);
+  expectErrorNaming(response, 422, "validation_error", fields);
 }
 
 describe("the management API", () => {
@@ -48,9 +47,7 @@ describe("the management API", () => {
   });
 
   test("when the JSON is malformed, then it is 400 bad_request", async () => {
-    const response = await admin("POST", "/admin/v1/workspaces", "{not json");
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe("bad_request");
+    expectError(await admin("POST", "/admin/v1/workspaces", "{not json"), 400, "bad_request");
   });
 
   test("when a key targets a team its creator is not in, then it is refused; owners may target any team", async () => {

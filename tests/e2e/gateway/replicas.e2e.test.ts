@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { expectError } from "../../harness/assertions";
 import postgres from "postgres";
 import { apiClient } from "../../harness/http";
 import { startSystem, type TestSystem } from "../../harness/system";
@@ -27,8 +28,7 @@ describe.skipIf(!withDatastores)("two gateway replicas on real PostgreSQL and Re
     }
     await apiClient(system.adminUrls[0]!, system.adminToken)("DELETE", `/admin/v1/workspaces/${tenant.workspaceId}/api-keys/${id}`);
     const next = await second!("GET", "/v1/new-page");
-    expect(next.status).toBe(401);
-    expect(next.body.error.code).toBe("invalid_token");
+    expectError(next, 401, "invalid_token");
   });
 
   test("when a creator's role changes through one replica, then the other applies it on the very next request", async () => {
@@ -38,8 +38,7 @@ describe.skipIf(!withDatastores)("two gateway replicas on real PostgreSQL and Re
     expect((await second("GET", "/v1/new-page")).status).toBe(200);
     await apiClient(system.adminUrls[0]!, system.adminToken)("PATCH", `/admin/v1/workspaces/${tenant.workspaceId}/members/${memberId}`, { role: "guest" });
     const next = await second("POST", "/v1/new-page", { title: "not allowed any more" });
-    expect(next.status).toBe(403);
-    expect(next.body.error.code).toBe("forbidden");
+    expectError(next, 403, "forbidden");
   });
 
   test("when the keys table is read, then it holds only hashes and never a usable key", async () => {

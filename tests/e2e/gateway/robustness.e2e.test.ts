@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createConnection } from "node:net";
-import { isErrorObject } from "../../harness/http";
+import { expectError } from "../../harness/assertions";
+import { isErrorObject, readResponse } from "../../harness/http";
 import { sharedSystem, type TestSystem } from "../../harness/system";
 import { seedTenant } from "../../harness/tenant";
 
@@ -40,47 +41,42 @@ function raw(port: number, request: Buffer): Promise<{ status: number; body: str
   });
 }
 
-async function expectError(response: Response, status: number, code: string) {
-  expect(response.status).toBe(status);
-  const body = await response.json();
-  expect(isErrorObject(body)).toBe(true);
-  expect(body.error.code).toBe(code);
-}
-
 describe("nothing a client can send produces a 500", () => {
-  const post = (path: string, body: BodyInit, contentType?: string) =>
-    fetch(system.baseUrl + path, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, ...(contentType ? { "content-type": contentType } : {}) },
-      body,
-    });
+  const post = async (path: string, body: BodyInit, contentType?: string) =>
+    readResponse(
+      await fetch(system.baseUrl + path, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, ...(contentType ? { "content-type": contentType } : {}) },
+        body,
+      }),
+    );
 
   for (const path of ["/v1/new-page", "/api/calendar/events/"]) {
     test(`when ${path} gets malformed JSON, then it is 400 bad_request`, async () => {
-      await expectError(await post(path, "{\"title\": ", "application/json"), 400, "bad_request");
+      expectError(await post(path, "{\"title\": ", "application/json"), 400, "bad_request");
     });
     test(`when ${path} gets JSON that is not an object, then it is 400 bad_request`, async () => {
-      await expectError(await post(path, "[1,2]", "application/json"), 400, "bad_request");
-      await expectError(await post(path, "null", "application/json"), 400, "bad_request");
+      expectError(await post(path, "[1,2]", "application/json"), 400, "bad_request");
+      expectError(await post(path, "null", "application/json"), 400, "bad_request");
     });
     test(`when ${path} gets a body without Content-Type: application/json, then it is 400 bad_request`, async () => {
-      await expectError(await post(path, '{"title":"x"}', "text/plain"), 400, "bad_request");
-      await expectError(await post(path, '{"title":"x"}'), 400, "bad_request");
+      expectError(await post(path, '{"title":"x"}', "text/plain"), 400, "bad_request");
+      expectError(await post(path, '{"title":"x"}'), 400, "bad_request");
     });
     test(`when ${path} gets bytes that are not UTF-8, then it is 400 bad_request`, async () => {
-      await expectError(await post(path, new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), "application/json"), 400, "bad_request");
+      expectError(await post(path, new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), "application/json"), 400, "bad_request");
     });
   }
 
   // Past the runtime's own parser limit (1 MiB as Bun is started, about 64 KiB in Deno) the runtime answers by itself.
   test("when the headers are huge, then it is 431 with the error object", async () => {
     const response = await fetch(`${system.baseUrl}/v1/new-page`, { headers: { authorization: `Bearer ${key}`, "x-padding": "a".repeat(40_000) } });
-    await expectError(response, 431, "request_header_fields_too_large");
+    expectError(await readResponse(response), 431, "request_header_fields_too_large");
   });
 
   test("when a body is larger than the route allows, then it is 413 payload_too_large", async () => {
     const response = await post("/api/calendar/events", JSON.stringify({ notes: "x".repeat(2 * 1024 * 1024) }), "application/json");
-    await expectError(response, 413, "payload_too_large");
+    expectError(response, 413, "payload_too_large");
   });
 
   test("when a header holds bytes that are not UTF-8, then it is an error object, not a 500", async () => {
@@ -95,9 +91,7 @@ describe("nothing a client can send produces a 500", () => {
     for (const [path, status] of [["/v1/new-page/%ff%fe", 404], ["/%zz", 404], ["/v1/new-page/%00", 404], ["/v1/new-page/%E0%A4%A", 404]] as const) {
       const response = await raw(port, Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`));
       expect({ path, status: response.status }).toEqual({ path, status });
-      const body = JSON.parse(response.body);
-      expect(isErrorObject(body)).toBe(true);
-      expect(body.error.code).toBe("not_found");
+      expectError({ status: response.status, body: JSON.parse(response.body) }, 404, "not_found");
     }
   });
 });

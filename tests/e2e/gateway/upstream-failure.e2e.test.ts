@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { expectError } from "../../harness/assertions";
 import { apiClient } from "../../harness/http";
 import { freePortBlock } from "../../harness/ports";
 import { startSystem, type TestSystem } from "../../harness/system";
@@ -24,8 +25,7 @@ describe("when a service is down or slow", () => {
     const started = performance.now();
     const response = await call("GET", "/api/calendar/events");
     expect(performance.now() - started).toBeLessThan(3000);
-    expect(response.status).toBe(503);
-    expect(response.body.error.code).toBe("service_unavailable");
+    expectError(response, 503, "service_unavailable");
     expect(response.headers.get("x-ratelimit-limit")).toBe("1000");
   });
 
@@ -35,7 +35,6 @@ describe("when a service is down or slow", () => {
     pages.process.kill("SIGKILL");
     await pages.exited;
     const response = await call("GET", "/v1/new-page");
-    expect(response.status).toBe(503);
-    expect(response.body.error.code).toBe("service_unavailable");
+    expectError(response, 503, "service_unavailable");
   });
 });

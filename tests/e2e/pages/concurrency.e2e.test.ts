@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { apiClient } from "../../harness/http";
 import { sharedSystem, startSystem, type TestSystem } from "../../harness/system";
-import { seedTenant } from "../../harness/tenant";
+import { seedTenantWithClient } from "../../harness/tenant";
 import { PAGES, createPage } from "./pages-client";
 
 /**
@@ -22,10 +21,7 @@ afterAll(async () => {
   if (embedded) await system?.stop();
 });
 
-async function concurrencyTenant() {
-  const tenant = await seedTenant(system);
-  return { tenant, call: apiClient(system.baseUrl, await tenant.key()) };
-}
+const concurrencyTenant = () => seedTenantWithClient(system);
 
 describe("pages under concurrency", () => {
   test("when two updates are sent in the same millisecond, then both succeed with distinct increasing updated_at", async () => {

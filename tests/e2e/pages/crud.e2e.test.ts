@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { PAGES, TIMESTAMP, clientFor, createPage, expectError, pagesTenant } from "./pages-client";
+import { expectError } from "../../harness/assertions";
+import { PAGES, TIMESTAMP, clientFor, createPage, pagesTenant } from "./pages-client";
 
 const MiB = 1024 * 1024;
 const MISSING_ID = "0190a5e0-0000-7000-8000-000000000000";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { PAGES, createPage, expectError, pagesTenant, type Call } from "./pages-client";
+import { expectError } from "../../harness/assertions";
+import { PAGES, createPage, pagesTenant, type Call } from "./pages-client";
 
 type Listed = { id: string; title: string; created_at: string; updated_at: string };
 

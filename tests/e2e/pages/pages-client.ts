@@ -1,18 +1,17 @@
 import { expect } from "bun:test";
-import { apiClient, isErrorObject, type ApiResponse } from "../../harness/http";
+import { apiClient, type Call } from "../../harness/http";
 import { sharedSystem } from "../../harness/system";
-import { seedTenant, type Tenant } from "../../harness/tenant";
+import { seedTenantWithClient, type Tenant } from "../../harness/tenant";
+
+export type { Call };
 
 export const PAGES = "/v1/new-page";
 export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 
-export type Call = ReturnType<typeof apiClient>;
-
 /** A fresh workspace and a client holding a workspace-wide key with every scope. */
 export async function pagesTenant(): Promise<{ tenant: Tenant; call: Call; baseUrl: string }> {
-  const system = await sharedSystem();
-  const tenant = await seedTenant(system);
-  return { tenant, call: apiClient(system.baseUrl, await tenant.key()), baseUrl: system.baseUrl };
+  const { tenant, call, baseUrl } = await seedTenantWithClient();
+  return { tenant, call, baseUrl };
 }
 
 export async function clientFor(tenant: Tenant, options?: Record<string, unknown>): Promise<Call> {
@@ -24,10 +23,4 @@ export async function createPage(call: Call, body: Record<string, unknown>) {
   const response = await call("POST", PAGES, body);
   expect(response.status).toBe(201);
   return response.body as { id: string; title: string; content: string; team_id: string | null; created_at: string; updated_at: string };
-}
-
-export function expectError(response: ApiResponse, status: number, code: string, fields?: string[]) {
-  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
-  expect(isErrorObject(response.body)).toBe(true);
-  if (fields) expect(response.body.error.details.fields).toEqual(fields);
 }

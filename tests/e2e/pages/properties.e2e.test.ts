@@ -79,7 +79,7 @@ describe("pages under random input", () => {
     const { call } = await pagesTenant();
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: fc.constantFrom("a", "B", "%", "_", "\\", " ", "é", "🦄"), minLength: 1, maxLength: 30 }), fc.nat(), fc.nat(), async (title, from, size) => {
-        if (!title.trim()) return;
+        fc.pre(title.trim() !== "");
         const created = await call("POST", PAGES, { title });
         expect(created.status).toBe(201);
         const chars = [...title];

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { PAGES, clientFor, createPage, expectError, pagesTenant } from "./pages-client";
+import { expectError } from "../../harness/assertions";
+import { PAGES, clientFor, createPage, pagesTenant } from "./pages-client";
 
 type Listed = { id: string };
 

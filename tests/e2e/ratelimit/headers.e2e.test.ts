@@ -78,11 +78,11 @@ describe.skipIf(!withRedis)("rate limit headers and 429s on real Redis", () => {
   });
 
   test("when the window ends, then the key's count starts again in the next one", async () => {
+    await freshWindow(10);
     const call = apiClient(system.baseUrl, await tenant.key({ rate_limit_per_minute: 2 }));
     for (let i = 0; i < 2; i++) await call("GET", "/v1/new-page");
     const limited = await call("GET", "/v1/new-page");
     const { reset } = rateLimitHeadersOf(limited);
-    if (limited.status === 200) return; // the burst straddled a minute: the next window already began, nothing to wait for
     expect(limited.status).toBe(429);
     const wait = reset! * 1000 - Date.now() + 300;
     expect(wait).toBeLessThanOrEqual(61_000);

@@ -1,0 +1,17 @@
+import { expect } from "bun:test";
+import { isErrorObject, type ApiResponse } from "./http";
+
+type Answer = Pick<ApiResponse, "status" | "body">;
+
+/** The error object of spec 2.6 with this status and code; when `fields` is given, exactly those fields are named. */
+export function expectError(response: Answer, status: number, code: string, fields?: string[]): void {
+  expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
+  expect(isErrorObject(response.body)).toBe(true);
+  if (fields) expect(response.body.error.details.fields).toEqual(fields);
+}
+
+/** As expectError, but the error names at least `fields` (others may be named too). */
+export function expectErrorNaming(response: Answer, status: number, code: string, fields: string[]): void {
+  expectError(response, status, code);
+  for (const field of fields) expect(response.body.error.details.fields).toContain(field);
+}
