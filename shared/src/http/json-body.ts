@@ -2,6 +2,19 @@ import { Elysia } from "elysia";
 import { ApiError } from "../errors/api-error";
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * A JSON object may carry its own "toString" or "valueOf" keys, and then turns
+ * into a TypeError wherever it is put into a string — as Elysia does while
+ * describing a value that failed validation, which made `{"title":{"toString":0}}`
+ * a 500. Such objects get a conversion of their own; their data stays as sent.
+ */
+function safelyConvertible(_key: string, value: unknown): unknown {
+  if (value !== null && typeof value === "object" && (Object.hasOwn(value, "toString") || Object.hasOwn(value, "valueOf"))) {
+    Object.defineProperty(value, Symbol.toPrimitive, { value: () => "[object Object]" });
+  }
+  return value;
+}
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -20,7 +33,7 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text, safelyConvertible);
   } catch {
     throw ApiError.badRequest("The request body is not valid JSON.");
   }

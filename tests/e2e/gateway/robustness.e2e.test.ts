@@ -68,6 +68,22 @@ describe("nothing a client can send produces a 500", () => {
     });
   }
 
+  test("when a field is an object with its own toString or valueOf, then it is the service's validation error, not a 500", async () => {
+    const cases = [
+      ["/v1/new-page", 422, "validation_error", '{"title":{"toString":0}}'],
+      ["/v1/new-page", 422, "validation_error", '{"title":"x","content":{"valueOf":{},"toString":[]}}'],
+      ["/api/calendar/events/", 400, "bad_request", '{"calendar_id":{"toString":0},"starts_at":"2026-01-01T00:00:00Z","ends_at":"2026-01-01T01:00:00Z"}'],
+    ] as const;
+    for (const [path, status, code, body] of cases) expectError(await post(path, body, "application/json"), status, code);
+    const created = await post("/v1/new-page", '{"title":"x"}', "application/json");
+    const update = await fetch(`${system.baseUrl}/v1/new-page/${(created.body as { id: string }).id}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: '{"title":{"toString":0}}',
+    });
+    expectError(await readResponse(update), 422, "validation_error");
+  });
+
   // Past the runtime's own parser limit (1 MiB as Bun is started, about 64 KiB in Deno) the runtime answers by itself.
   test("when the headers are huge, then it is 431 with the error object", async () => {
     const response = await fetch(`${system.baseUrl}/v1/new-page`, { headers: { authorization: `Bearer ${key}`, "x-padding": "a".repeat(40_000) } });
