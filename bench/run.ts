@@ -12,7 +12,6 @@ import { launchSystem, type RunningSystem } from "../scripts/system/launch-syste
 import { REPO_ROOT, startChild, stopChild, waitUntilOk, type Child } from "../scripts/system/processes";
 import { testStorage, type TestStorage } from "../tests/harness/database";
 import { freePortBlock } from "../tests/harness/ports";
-import type { TestSystem } from "../tests/harness/system";
 import { seedTenant, type Tenant } from "../tests/harness/tenant";
 import { load, median, sequentialLatency, type LoadFigures } from "./load";
 import { cpuSeconds, describeMachine, memorySampler, redisServerPid } from "./machine";
@@ -61,10 +60,9 @@ async function startSystem(storage: TestStorage, replicas: number, ports: number
   return system;
 }
 
-/** A workspace, its owner and keys with every permission, made by the tests' harness (which reads only the management URL and token). */
+/** A workspace, its owner and keys with every permission, made by the tests' harness. */
 function tenant(system: RunningSystem): Promise<Tenant> {
-  const management: Pick<TestSystem, "adminUrl" | "adminToken"> = { adminUrl: system.adminUrls[0]!, adminToken: system.adminToken };
-  return seedTenant(management as TestSystem);
+  return seedTenant({ adminUrl: system.adminUrls[0]!, adminToken: system.adminToken });
 }
 
 function principalFor(workspaceId: string, memberId: string): Principal {

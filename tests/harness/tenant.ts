@@ -17,7 +17,8 @@ export interface Tenant {
 }
 
 /** A fresh workspace with an owner, so a test never depends on another test's data. */
-export async function seedTenant(system: TestSystem): Promise<Tenant> {
+/** Reads only the management URL and token, so a system started any way can be seeded. */
+export async function seedTenant(system: Pick<TestSystem, "adminUrl" | "adminToken">): Promise<Tenant> {
   const admin = adminClient(system.adminUrl, system.adminToken);
   const unique = `${process.pid}-${Date.now()}-${++counter}`;
   const workspace = await admin.createWorkspace(`Test workspace ${unique}`);
