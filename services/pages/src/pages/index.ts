@@ -10,7 +10,7 @@ import {
   requirePrincipal,
   type ServiceDeps,
 } from "@ws/shared";
-import { pageService } from "./service";
+import * as pages from "./service";
 
 const PageId = t.Object({ id: t.String({ description: "The page id (UUID). Malformed, unknown, deleted or other-workspace ids answer 404." }) });
 
@@ -19,10 +19,9 @@ const COMMON_ERRORS = { 401: ErrorObject, 403: ErrorObject, 429: ErrorObject, 50
 
 /** Spec 4.3 to 4.7: the five page operations under /v1/new-page. */
 export function pageRoutes(deps: ServiceDeps) {
-  const pages = pageService(deps.sql);
   return new Elysia({ name: "pages", prefix: "/v1/new-page" })
     .use(requirePrincipal(deps.signingKey))
-    .get("/", ({ principal, query }) => pages.list(principal, query), {
+    .get("/", ({ principal, query }) => pages.listPages(deps.sql, principal, query), {
       query: PageListQuery,
       response: { 200: PageList, 422: ErrorObject, ...COMMON_ERRORS },
     })
@@ -30,18 +29,18 @@ export function pageRoutes(deps: ServiceDeps) {
       "/",
       async ({ principal, body, set }) => {
         set.status = 201;
-        return pages.create(principal, body);
+        return pages.createPage(deps.sql, principal, body);
       },
       {
         body: CreatePageBody,
         response: { 201: Page, 400: ErrorObject, 413: ErrorObject, 422: ErrorObject, ...COMMON_ERRORS },
       },
     )
-    .get("/:id", ({ principal, params }) => pages.get(principal, params.id), {
+    .get("/:id", ({ principal, params }) => pages.getPage(deps.sql, principal, params.id), {
       params: PageId,
       response: { 200: Page, 404: ErrorObject, ...COMMON_ERRORS },
     })
-    .put("/:id", ({ principal, params, body }) => pages.update(principal, params.id, body), {
+    .put("/:id", ({ principal, params, body }) => pages.updatePage(deps.sql, principal, params.id, body), {
       params: PageId,
       body: UpdatePageBody,
       response: { 200: Page, 400: ErrorObject, 404: ErrorObject, 413: ErrorObject, 422: ErrorObject, ...COMMON_ERRORS },
@@ -49,7 +48,7 @@ export function pageRoutes(deps: ServiceDeps) {
     .delete(
       "/:id",
       async ({ principal, params }) => {
-        await pages.remove(principal, params.id);
+        await pages.deletePage(deps.sql, principal, params.id);
         return noContent();
       },
       {

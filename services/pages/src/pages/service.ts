@@ -13,6 +13,7 @@ import {
   type PageListQuery,
   type Pool,
   type Principal,
+  type Sql,
   type UpdatePageBody,
 } from "@ws/shared";
 import * as pages from "./repository";
@@ -37,67 +38,61 @@ function notFound(): ApiError {
   return ApiError.notFound(`${WHAT} does not exist.`);
 }
 
-/** The pages use cases. Each takes the caller's principal; the route schemas have already checked shapes. */
-export function pageService(sql: Pool) {
-  /** Contract 2 and 6: malformed, unknown or hidden ids are 404; outside the key's teams 403. */
-  async function visiblePage(db: Parameters<typeof pages.findPage>[0], principal: Principal, id: string, forUpdate: boolean) {
-    if (!isUuid(id)) throw notFound();
-    const page = await pages.findPage(db, principal.workspace_id, id, forUpdate);
-    if (!page) throw notFound();
-    assertCanAccess(principal, page.team_id, WHAT);
-    return page;
-  }
-
-  return {
-    async create(principal: Principal, body: CreatePageBody): Promise<Page> {
-      assertStorable({ title: body.title, content: body.content });
-      const teamId = resolveCreateTeam(principal, body.team_id);
-      return pages.insertPage(sql, {
-        id: uuidv7(),
-        workspaceId: principal.workspace_id,
-        teamId,
-        title: body.title,
-        content: body.content ?? "",
-      });
-    },
-
-    get(principal: Principal, id: string): Promise<Page> {
-      return visiblePage(sql, principal, id, false);
-    },
-
-    async update(principal: Principal, id: string, body: UpdatePageBody): Promise<Page> {
-      if (body.title === undefined && body.content === undefined) {
-        throw ApiError.validation(["title", "content"], "Send at least one of title and content.");
-      }
-      assertStorable({ title: body.title, content: body.content });
-      return sql.begin(async (tx) => {
-        await visiblePage(tx, principal, id, true);
-        const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content });
-        if (!page) throw notFound();
-        return page;
-      });
-    },
-
-    async remove(principal: Principal, id: string): Promise<void> {
-      await sql.begin(async (tx) => {
-        await visiblePage(tx, principal, id, true);
-        await pages.deletePage(tx, principal.workspace_id, id);
-      });
-    },
-
-    async list(principal: Principal, query: PageListQuery): Promise<PageList> {
-      const paging = resolvePaging(query, "validation_error");
-      const visibility = listVisibility(principal);
-      // No stored title holds a NUL, and Postgres refuses one in a parameter.
-      const nothing = (query.title !== undefined && query.title.includes("\u0000")) || (!visibility.includeWorkspaceLevel && visibility.teamIds.length === 0);
-      if (nothing) return { data: [], total: 0, page: paging.page, per_page: paging.perPage };
-      const filter = { workspaceId: principal.workspace_id, ...visibility, title: query.title };
-      const order = { sort: query.sort ?? "updated_at", order: query.order ?? "desc" } as const;
-      return readList(sql, paging, {
-        count: (tx) => pages.countPages(tx, filter),
-        rows: (tx, limit, offset) => pages.listPages(tx, filter, { ...order, limit, offset }),
-      });
-    },
-  };
+/** Malformed, unknown or hidden ids are 404; a page outside the key's teams is 403. */
+async function visiblePage(db: Sql, principal: Principal, id: string, forUpdate: boolean): Promise<Page> {
+  if (!isUuid(id)) throw notFound();
+  const page = await pages.findPage(db, principal.workspace_id, id, forUpdate);
+  if (!page) throw notFound();
+  assertCanAccess(principal, page.team_id, WHAT);
+  return page;
 }
-export type PageService = ReturnType<typeof pageService>;
+
+export async function createPage(sql: Pool, principal: Principal, body: CreatePageBody): Promise<Page> {
+  assertStorable({ title: body.title, content: body.content });
+  const teamId = resolveCreateTeam(principal, body.team_id);
+  return pages.insertPage(sql, {
+    id: uuidv7(),
+    workspaceId: principal.workspace_id,
+    teamId,
+    title: body.title,
+    content: body.content ?? "",
+  });
+}
+
+export function getPage(sql: Pool, principal: Principal, id: string): Promise<Page> {
+  return visiblePage(sql, principal, id, false);
+}
+
+export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody): Promise<Page> {
+  if (body.title === undefined && body.content === undefined) {
+    throw ApiError.validation(["title", "content"], "Send at least one of title and content.");
+  }
+  assertStorable({ title: body.title, content: body.content });
+  return sql.begin(async (tx) => {
+    await visiblePage(tx, principal, id, true);
+    const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content });
+    if (!page) throw notFound();
+    return page;
+  });
+}
+
+export async function deletePage(sql: Pool, principal: Principal, id: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    await visiblePage(tx, principal, id, true);
+    await pages.deletePage(tx, principal.workspace_id, id);
+  });
+}
+
+export async function listPages(sql: Pool, principal: Principal, query: PageListQuery): Promise<PageList> {
+  const paging = resolvePaging(query, "validation_error");
+  const visibility = listVisibility(principal);
+  // No stored title holds a NUL, and Postgres refuses one in a parameter.
+  const nothing = (query.title !== undefined && query.title.includes("\u0000")) || (!visibility.includeWorkspaceLevel && visibility.teamIds.length === 0);
+  if (nothing) return { data: [], total: 0, page: paging.page, per_page: paging.perPage };
+  const filter = { workspaceId: principal.workspace_id, ...visibility, title: query.title };
+  const order = { sort: query.sort ?? "updated_at", order: query.order ?? "desc" } as const;
+  return readList(sql, paging, {
+    count: (tx) => pages.countPages(tx, filter),
+    rows: (tx, limit, offset) => pages.listPages(tx, filter, { ...order, limit, offset }),
+  });
+}
