@@ -100,7 +100,7 @@ export interface paths {
         };
         /**
          * List calendars
-         * @description Extension (contract 5): the calendars the key can see, in the list envelope.
+         * @description Extension: the calendars the key can see, in the list envelope.
          *
          *     Required scope: `calendar:read`.
          */
@@ -108,7 +108,7 @@ export interface paths {
         put?: never;
         /**
          * Create a calendar
-         * @description Extension (contract 5): creates a calendar at workspace level or in a team.
+         * @description Extension: creates a calendar at workspace level or in a team.
          *
          *     Required scope: `calendar:create`.
          */
@@ -893,7 +893,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description A query parameter is out of its bounds (`page` or `per_page` not an integer of at least 1, `sort` or `order` not an allowed value); `details.fields` names it. */
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description A query parameter is of the wrong type or format, or out of its bounds; `details.fields` names it. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -948,11 +950,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description `team_id` names a team that does not exist or is not visible to the key's creator. */
-            404: components["responses"]["NotFound"];
-            /** @description The body is larger than 10 MiB. */
+            /** @description The request body is larger than 10 MiB. */
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `title` is missing, blank, longer than 255 code points or not a string, or `content` or `team_id` has the wrong type; `details.fields` names them. */
+            /** @description A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. `title` or `content` holds a NUL or a lone surrogate. `team_id` is absent while the key targets several teams, or names a team the key's creator cannot see. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1001,8 +1001,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No page with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
             404: components["responses"]["NotFound"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1061,11 +1063,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No page with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
             404: components["responses"]["NotFound"];
-            /** @description The body is larger than 10 MiB. */
+            /** @description The request body is larger than 10 MiB. */
             413: components["responses"]["PayloadTooLarge"];
-            /** @description The body has neither `title` nor `content` (`details.fields` lists both), or a field breaks its rule. */
+            /** @description A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. The body has neither `title` nor `content` (`details.fields` lists both). `title` or `content` holds a NUL or a lone surrogate. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1102,8 +1104,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No page with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
             404: components["responses"]["NotFound"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1172,10 +1176,12 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarEventList"];
                 };
             };
-            /** @description A query parameter is invalid (`page`/`per_page` not an integer of at least 1, `calendar_id` not a UUID, `starts_after`/`starts_before` not a date-time); `details.fields` names it. */
+            /** @description A query parameter is of the wrong type or format, or out of its bounds; `details.fields` names it. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1250,13 +1256,13 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarEvent"];
                 };
             };
-            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`; or a required field is missing or a field has the wrong type or format (`details.fields` names them). */
+            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description `calendar_id` names a calendar that does not exist or is not visible to the key's creator. */
             404: components["responses"]["NotFound"];
-            /** @description The body is larger than 1 MiB. */
+            /** @description The request body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
             /** @description `ends_at` is before `starts_at`. */
             422: components["responses"]["ValidationFailed"];
@@ -1309,10 +1315,12 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarList"];
                 };
             };
-            /** @description `page` or `per_page` is not an integer of at least 1; `details.fields` names it. */
+            /** @description A query parameter is of the wrong type or format, or out of its bounds; `details.fields` names it. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1360,13 +1368,11 @@ export interface operations {
                     "application/json": components["schemas"]["Calendar"];
                 };
             };
-            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`; or a required field is missing or a field has the wrong type or format (`details.fields` names them). */
+            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. `name` is blank or longer than 255 code points. `team_id` is absent while the key targets several teams, or names a team the key's creator cannot see. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description `team_id` names a team that does not exist or is not visible to the key's creator. */
-            404: components["responses"]["NotFound"];
-            /** @description The body is larger than 1 MiB. */
+            /** @description The request body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];

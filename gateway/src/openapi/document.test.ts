@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { validate } from "@readme/openapi-parser";
-import { PUBLIC_ROUTES } from "@ws/shared";
+import { PUBLIC_OPERATION_LIST } from "@ws/shared";
 import { documentationRoutes } from ".";
 import { DOCS_ASSETS } from "./docs-page";
 import { buildOpenApiDocument, openApiPath } from "./document";
@@ -16,7 +16,7 @@ describe("the OpenAPI document", () => {
   });
 
   test("when generated, then every public route is an operation with its scope and both security schemes", () => {
-    for (const route of PUBLIC_ROUTES) {
+    for (const route of PUBLIC_OPERATION_LIST) {
       const operation = (document.paths as Record<string, Record<string, any>>)[openApiPath(route.path)]?.[route.method.toLowerCase()];
       expect(operation?.operationId).toBe(route.operationId);
       expect(operation["x-required-scope"]).toBe(route.scope);

@@ -1,5 +1,16 @@
-import { ERROR_CODES, ERROR_STATUS, ErrorObject, PUBLIC_ROUTES, type ErrorCode, type PublicRoute } from "@ws/shared";
+import {
+  ERROR_CODES,
+  ERROR_STATUS,
+  ErrorObject,
+  PATH_ID_DESCRIPTION,
+  PUBLIC_OPERATION_LIST,
+  PUBLIC_SERVICES,
+  pathParamNames,
+  type ErrorCode,
+  type PublicOperation,
+} from "@ws/shared";
 import { createSchemaRegistry, exampleOf, type JsonSchema } from "./json-schema";
+import { operationErrors } from "./operation-errors";
 import { OPERATIONAL_PATHS } from "./operational-paths";
 
 export const OPENAPI_VERSION = "3.1.0";
@@ -78,9 +89,6 @@ const ERROR_RESPONSES: ErrorResponseSpec[] = [
 /** The unrouted 404 (unknown path) carries no rate-limit headers: it is answered before authentication. */
 const UNKNOWN_PATH: ErrorResponseSpec = { status: 404, name: "UnknownPath", description: "No public path matches.", headers: ["X-Request-Id"] };
 
-/** Statuses every authenticated operation can answer, whatever it does. */
-const COMMON_ERROR_STATUSES = [401, 403, 429, 431, 500, 502, 503];
-
 export function errorCodesFor(status: number): ErrorCode[] {
   const effective = status === 502 ? 503 : status;
   return ERROR_CODES.filter((code) => ERROR_STATUS[code] === effective);
@@ -134,11 +142,11 @@ export function openApiPath(path: string): string {
 }
 
 function pathParameters(path: string) {
-  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
-    name: name!,
+  return pathParamNames(path).map((name) => ({
+    name,
     in: "path",
     required: true,
-    description: "The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.",
+    description: PATH_ID_DESCRIPTION,
     schema: { type: "string" },
     example: "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
   }));
@@ -160,44 +168,43 @@ function queryParameters(query: JsonSchema) {
 }
 
 /**
- * The OpenAPI 3.1.0 document of the public API, generated from the public route
- * table and the TypeBox schemas it references (the gateway's catch-all public
- * handler means Elysia's own route list never sees these operations).
+ * The OpenAPI 3.1.0 document of the public API, generated from the public
+ * operation table and the TypeBox schemas it references (the gateway's
+ * catch-all public handler means Elysia's own route list never sees these
+ * operations).
  */
-export function buildOpenApiDocument(routes: readonly PublicRoute[] = PUBLIC_ROUTES) {
+export function buildOpenApiDocument(operations: readonly PublicOperation[] = PUBLIC_OPERATION_LIST) {
   const schemas = createSchemaRegistry();
   schemas.use({ ...ErrorObject, title: "Error", description: "The body of every 4xx and 5xx response (spec 2.6)." });
 
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const path = openApiPath(route.path);
+  for (const operation of operations) {
+    const path = openApiPath(operation.path);
     const item = (paths[path] ??= {});
-    const successSchema = route.success.schema ? schemas.use(route.success.schema) : undefined;
-    const bodySchema = route.body ? schemas.use(route.body) : undefined;
-    const errors = route.errors as Record<number, string | undefined>;
-    const statuses = [...new Set([...Object.keys(errors).map(Number), ...COMMON_ERROR_STATUSES])].sort((a, b) => a - b);
+    const successSchema = operation.success.schema ? schemas.use(operation.success.schema) : undefined;
+    const bodySchema = operation.body ? schemas.use(operation.body) : undefined;
     const responses: Record<string, unknown> = {
-      [route.success.status]: {
-        description: route.success.description,
+      [operation.success.status]: {
+        description: operation.success.description,
         headers: Object.fromEntries(["X-Request-Id", ...RATE_LIMIT_HEADERS].map((name) => [name, ref("headers", headerComponentName(name))])),
         ...(successSchema
           ? { content: { "application/json": { schema: successSchema, example: exampleOf(successSchema, schemas.components) } } }
           : {}),
       },
     };
-    for (const status of statuses) {
+    for (const [status, reasons] of operationErrors(operation)) {
       const spec = ERROR_RESPONSES.find((candidate) => candidate.status === status)!;
-      responses[status] = ref("responses", spec.name, errors[status]);
+      responses[status] = ref("responses", spec.name, reasons.length > 0 ? reasons.join(" ") : undefined);
     }
-    item[route.method.toLowerCase()] = {
-      operationId: route.operationId,
-      summary: route.summary,
-      description: `${route.description}\n\nRequired scope: \`${route.scope}\`.`,
-      tags: [route.service === "pages" ? "Pages" : "Calendar"],
-      security: [{ bearerAuth: [route.scope] }, { apiKeyAuth: [route.scope] }],
-      "x-required-scope": route.scope,
-      "x-max-body-bytes": route.maxBodyBytes,
-      parameters: [...pathParameters(path), ...(route.query ? queryParameters(schemas.inline(route.query)) : [])],
+    item[operation.method.toLowerCase()] = {
+      operationId: operation.operationId,
+      summary: operation.summary,
+      description: `${operation.description}\n\nRequired scope: \`${operation.scope}\`.`,
+      tags: [PUBLIC_SERVICES[operation.service].tag],
+      security: [{ bearerAuth: [operation.scope] }, { apiKeyAuth: [operation.scope] }],
+      "x-required-scope": operation.scope,
+      "x-max-body-bytes": operation.maxBodyBytes,
+      parameters: [...pathParameters(operation.path), ...(operation.query ? queryParameters(schemas.inline(operation.query)) : [])],
       ...(bodySchema
         ? { requestBody: { required: true, content: { "application/json": { schema: bodySchema, example: exampleOf(bodySchema, schemas.components) } } } }
         : {}),
@@ -230,8 +237,7 @@ export function buildOpenApiDocument(routes: readonly PublicRoute[] = PUBLIC_ROU
     servers: [{ url: "/", description: "The gateway that serves this document (by default http://localhost:8080)." }],
     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
     tags: [
-      { name: "Pages", description: "Pages of plain text or Markdown (`/v1/new-page`)." },
-      { name: "Calendar", description: "Calendars and their events (`/api/calendar/...`)." },
+      ...Object.values(PUBLIC_SERVICES).map((service) => ({ name: service.tag, description: service.description })),
       { name: "Operations", description: "Unauthenticated paths: this document, the docs page, liveness and readiness." },
     ],
     paths: { ...paths, ...OPERATIONAL_PATHS },

@@ -1,13 +1,13 @@
-import { PUBLIC_ROUTES, type PublicRoute } from "@ws/shared";
+import { PUBLIC_OPERATION_LIST, type PublicOperation } from "@ws/shared";
 
 export type RouteMatch =
-  | { kind: "found"; route: PublicRoute }
+  | { kind: "found"; route: PublicOperation }
   | { kind: "method_not_allowed"; allow: string[] }
   | { kind: "not_found" };
 
 interface CompiledPath {
   pattern: RegExp;
-  routes: PublicRoute[];
+  routes: PublicOperation[];
 }
 
 /** `/v1/new-page/:id` → a pattern that takes one segment per parameter and an optional trailing slash. */
@@ -19,13 +19,13 @@ function compile(path: string): RegExp {
   return new RegExp(`^${source}/?$`);
 }
 
-/** Matches a request against the public route table (contract 1: 404 unknown path, 405 with Allow). */
-export function createRouteTable(routes: readonly PublicRoute[] = PUBLIC_ROUTES) {
+/** Matches a request against the public operation table: an unknown path is 404, a known path with another method 405 with Allow. */
+export function createRouteTable(operations: readonly PublicOperation[] = PUBLIC_OPERATION_LIST) {
   const paths: CompiledPath[] = [];
-  for (const route of routes) {
-    const existing = paths.find((entry) => entry.pattern.source === compile(route.path).source);
-    if (existing) existing.routes.push(route);
-    else paths.push({ pattern: compile(route.path), routes: [route] });
+  for (const operation of operations) {
+    const existing = paths.find((entry) => entry.pattern.source === compile(operation.path).source);
+    if (existing) existing.routes.push(operation);
+    else paths.push({ pattern: compile(operation.path), routes: [operation] });
   }
   return {
     match(method: string, pathname: string): RouteMatch {

@@ -6,7 +6,10 @@ import { jsonBodies } from "../http/json-body";
 import { requirePrincipal } from "../http/require-principal";
 import type { Logger } from "../observability/logger";
 import { requestMetrics } from "../observability/request-metrics";
+import type { PublicHandlers, ServiceOperationId } from "../operations/public-operations";
+import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operation";
 import type { SigningKey } from "../principal/internal-token";
+import { serveOperations } from "./serve-operations";
 
 /** What a resource service's createApp is handed. */
 export interface ServiceDeps {
@@ -17,17 +20,20 @@ export interface ServiceDeps {
 }
 
 /**
- * The common front of every resource service: the error contract, probes, and
- * the principal check that keeps it unreachable around the gateway, and
- * request metrics at `GET /metrics`. Bodies are checked as sent: Elysia's default
- * normalizer cleans a value before checking it, so `"attendees": "x"` became
- * `[{}]` and passed; TypeBox's only drops unknown properties.
+ * A resource service: the error contract, probes, the principal check that
+ * keeps it unreachable around the gateway, request metrics at `GET /metrics`,
+ * and its operations of the public table, each answered by its handler.
+ * Bodies are checked as sent: Elysia's default normalizer cleans a value before
+ * checking it, so `"attendees": "x"` became `[{}]` and passed; TypeBox's only
+ * drops unknown properties.
  */
-export function serviceApp(deps: ServiceDeps, options: { validationCode: "validation_error" | "bad_request" }) {
-  return new Elysia({ normalize: "typebox" })
-    .use(requestMetrics({ validationCode: options.validationCode }))
-    .use(errorHandler({ validationCode: options.validationCode, logger: deps.logger }))
+export function serviceApp<Service extends ServiceName>(deps: ServiceDeps, service: Service, handlers: PublicHandlers<ServiceOperationId<Service>>) {
+  const { validationCode } = PUBLIC_SERVICES[service];
+  const app = new Elysia({ normalize: "typebox" })
+    .use(requestMetrics({ validationCode }))
+    .use(errorHandler({ validationCode, logger: deps.logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining }))
     .use(requirePrincipal(deps.signingKey));
+  return serveOperations(app, service, handlers);
 }

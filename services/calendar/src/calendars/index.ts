@@ -1,26 +1,10 @@
-import { Elysia } from "elysia";
-import { Calendar, CalendarList, CalendarListQuery, CreateCalendarBody, ErrorObject, requirePrincipal, type ServiceDeps } from "@ws/shared";
-import * as service from "./service";
+import type { PublicHandlers, ServiceDeps } from "@ws/shared";
+import * as calendars from "./service";
 
-const errors = { 400: ErrorObject, 401: ErrorObject, 403: ErrorObject, 404: ErrorObject, 422: ErrorObject };
-
-/** Contract 5 extension: calendars, the containers events go into. */
-export function calendarRoutes(deps: ServiceDeps) {
-  return new Elysia({ prefix: "/api/calendar/calendars" })
-    .use(requirePrincipal(deps.signingKey))
-    .post(
-      "/",
-      async ({ principal, body, set }) => {
-        set.status = 201;
-        return service.createCalendar(deps.sql, principal, body);
-      },
-      {
-        body: CreateCalendarBody,
-        response: { 201: Calendar, ...errors },
-      },
-    )
-    .get("/", ({ principal, query }) => service.listCalendars(deps.sql, principal, query), {
-      query: CalendarListQuery,
-      response: { 200: CalendarList, ...errors },
-    });
+/** The calendar operations of the public table, each answered by its use case. */
+export function calendarOperations(deps: ServiceDeps): PublicHandlers<"createCalendar" | "listCalendars"> {
+  return {
+    createCalendar: ({ principal, body }) => calendars.createCalendar(deps.sql, principal, body),
+    listCalendars: ({ principal, query }) => calendars.listCalendars(deps.sql, principal, query),
+  };
 }

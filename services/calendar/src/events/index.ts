@@ -1,26 +1,10 @@
-import { Elysia } from "elysia";
-import { CalendarEvent, CalendarEventList, CreateEventBody, ErrorObject, EventListQuery, requirePrincipal, type ServiceDeps } from "@ws/shared";
-import * as service from "./service";
+import type { PublicHandlers, ServiceDeps } from "@ws/shared";
+import * as events from "./service";
 
-const errors = { 400: ErrorObject, 401: ErrorObject, 403: ErrorObject, 404: ErrorObject, 422: ErrorObject };
-
-/** Spec 4.1 and 4.2: create and list calendar events. */
-export function eventRoutes(deps: ServiceDeps) {
-  return new Elysia({ prefix: "/api/calendar/events" })
-    .use(requirePrincipal(deps.signingKey))
-    .post(
-      "/",
-      async ({ principal, body, set }) => {
-        set.status = 201;
-        return service.createEvent(deps.sql, principal, body);
-      },
-      {
-        body: CreateEventBody,
-        response: { 201: CalendarEvent, ...errors },
-      },
-    )
-    .get("/", ({ principal, query }) => service.listEvents(deps.sql, principal, query), {
-      query: EventListQuery,
-      response: { 200: CalendarEventList, ...errors },
-    });
+/** The event operations of the public table, each answered by its use case. */
+export function eventOperations(deps: ServiceDeps): PublicHandlers<"createCalendarEvent" | "listCalendarEvents"> {
+  return {
+    createCalendarEvent: ({ principal, body }) => events.createEvent(deps.sql, principal, body),
+    listCalendarEvents: ({ principal, query }) => events.listEvents(deps.sql, principal, query),
+  };
 }

@@ -1,59 +1,13 @@
-import { Elysia, t } from "elysia";
-import {
-  CreatePageBody,
-  ErrorObject,
-  Page,
-  PageList,
-  PageListQuery,
-  UpdatePageBody,
-  noContent,
-  requirePrincipal,
-  type ServiceDeps,
-} from "@ws/shared";
+import type { PublicHandlers, ServiceDeps } from "@ws/shared";
 import * as pages from "./service";
 
-const PageId = t.Object({ id: t.String({ description: "The page id (UUID). Malformed, unknown, deleted or other-workspace ids answer 404." }) });
-
-/** Errors every page operation can answer, besides its own. */
-const COMMON_ERRORS = { 401: ErrorObject, 403: ErrorObject, 429: ErrorObject, 500: ErrorObject, 503: ErrorObject } as const;
-
-/** Spec 4.3 to 4.7: the five page operations under /v1/new-page. */
-export function pageRoutes(deps: ServiceDeps) {
-  return new Elysia({ name: "pages", prefix: "/v1/new-page" })
-    .use(requirePrincipal(deps.signingKey))
-    .get("/", ({ principal, query }) => pages.listPages(deps.sql, principal, query), {
-      query: PageListQuery,
-      response: { 200: PageList, 422: ErrorObject, ...COMMON_ERRORS },
-    })
-    .post(
-      "/",
-      async ({ principal, body, set }) => {
-        set.status = 201;
-        return pages.createPage(deps.sql, principal, body);
-      },
-      {
-        body: CreatePageBody,
-        response: { 201: Page, 400: ErrorObject, 413: ErrorObject, 422: ErrorObject, ...COMMON_ERRORS },
-      },
-    )
-    .get("/:id", ({ principal, params }) => pages.getPage(deps.sql, principal, params.id), {
-      params: PageId,
-      response: { 200: Page, 404: ErrorObject, ...COMMON_ERRORS },
-    })
-    .put("/:id", ({ principal, params, body }) => pages.updatePage(deps.sql, principal, params.id, body), {
-      params: PageId,
-      body: UpdatePageBody,
-      response: { 200: Page, 400: ErrorObject, 404: ErrorObject, 413: ErrorObject, 422: ErrorObject, ...COMMON_ERRORS },
-    })
-    .delete(
-      "/:id",
-      async ({ principal, params }) => {
-        await pages.deletePage(deps.sql, principal, params.id);
-        return noContent();
-      },
-      {
-        params: PageId,
-        response: { 204: t.Void({ description: "Deleted, permanently." }), 404: ErrorObject, ...COMMON_ERRORS },
-      },
-    );
+/** The page operations of the public table, each answered by its use case. */
+export function pageOperations(deps: ServiceDeps): PublicHandlers<"listPages" | "createPage" | "getPage" | "updatePage" | "deletePage"> {
+  return {
+    listPages: ({ principal, query }) => pages.listPages(deps.sql, principal, query),
+    createPage: ({ principal, body }) => pages.createPage(deps.sql, principal, body),
+    getPage: ({ principal, params }) => pages.getPage(deps.sql, principal, params.id),
+    updatePage: ({ principal, params, body }) => pages.updatePage(deps.sql, principal, params.id, body),
+    deletePage: ({ principal, params }) => pages.deletePage(deps.sql, principal, params.id),
+  };
 }

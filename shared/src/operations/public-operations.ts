@@ -1,0 +1,111 @@
+import type { Principal } from "../principal/principal";
+import { CalendarEvent, CalendarListQuery, CalendarEventList, CalendarList, Calendar, CreateCalendarBody, CreateEventBody, EventListQuery } from "../schemas/calendar";
+import { CreatePageBody, Page, PageList, PageListQuery, UpdatePageBody } from "../schemas/pages";
+import type { OperationHandlers } from "./operation";
+import { serviceOperations, type PublicOperation, type ServiceName } from "./public-operation";
+
+const PAGE_OPERATIONS = serviceOperations("pages", {
+  listPages: {
+    method: "GET", path: "/v1/new-page", scope: "docs:read",
+    summary: "List pages",
+    description: "The pages the key can see, most recently updated first by default, in the list envelope. A page number past the end answers 200 with empty `data`.",
+    query: PageListQuery,
+    success: { status: 200, description: "One result page of pages.", schema: PageList },
+  },
+  createPage: {
+    method: "POST", path: "/v1/new-page", scope: "docs:create",
+    summary: "Create a page",
+    description: "Creates a page; `updated_at` equals `created_at` in the answer.",
+    body: CreatePageBody,
+    success: { status: 201, description: "The created page.", schema: Page },
+    rules: [
+      { code: "validation_error", when: "`title` or `content` holds a NUL or a lone surrogate." },
+      { code: "validation_error", when: "`team_id` is absent while the key targets several teams, or names a team the key's creator cannot see." },
+    ],
+  },
+  getPage: {
+    method: "GET", path: "/v1/new-page/:id", scope: "docs:read",
+    summary: "Get a page",
+    description: "One page by its id.",
+    success: { status: 200, description: "The page.", schema: Page },
+  },
+  updatePage: {
+    method: "PUT", path: "/v1/new-page/:id", scope: "docs:update",
+    summary: "Update a page",
+    description: "Replaces the fields that are given; omitted fields keep their values. `updated_at` strictly increases.",
+    body: UpdatePageBody,
+    success: { status: 200, description: "The updated page.", schema: Page },
+    rules: [
+      { code: "validation_error", when: "The body has neither `title` nor `content` (`details.fields` lists both)." },
+      { code: "validation_error", when: "`title` or `content` holds a NUL or a lone surrogate." },
+    ],
+  },
+  deletePage: {
+    method: "DELETE", path: "/v1/new-page/:id", scope: "docs:delete",
+    summary: "Delete a page",
+    description: "Deletes the page permanently and at once; there is no undo.",
+    success: { status: 204, description: "The page was deleted; the body is empty." },
+  },
+});
+
+const CALENDAR_OPERATIONS = serviceOperations("calendar", {
+  createCalendarEvent: {
+    method: "POST", path: "/api/calendar/events", scope: "calendar:create",
+    summary: "Create a calendar event",
+    description: "Creates an event in a calendar the key can reach.",
+    body: CreateEventBody,
+    success: { status: 201, description: "The created event.", schema: CalendarEvent },
+    rules: [
+      { code: "not_found", when: "`calendar_id` names a calendar that does not exist or is not visible to the key's creator." },
+      { code: "validation_error", when: "`ends_at` is before `starts_at`." },
+    ],
+  },
+  listCalendarEvents: {
+    method: "GET", path: "/api/calendar/events", scope: "calendar:read",
+    summary: "List calendar events",
+    description: "The events the key can see, ordered by `starts_at` then `id`, in the list envelope.",
+    query: EventListQuery,
+    success: { status: 200, description: "One result page of events.", schema: CalendarEventList },
+  },
+  createCalendar: {
+    method: "POST", path: "/api/calendar/calendars", scope: "calendar:create",
+    summary: "Create a calendar",
+    description: "Extension: creates a calendar at workspace level or in a team.",
+    body: CreateCalendarBody,
+    success: { status: 201, description: "The created calendar.", schema: Calendar },
+    rules: [
+      { code: "bad_request", when: "`name` is blank or longer than 255 code points." },
+      { code: "bad_request", when: "`team_id` is absent while the key targets several teams, or names a team the key's creator cannot see." },
+    ],
+  },
+  listCalendars: {
+    method: "GET", path: "/api/calendar/calendars", scope: "calendar:read",
+    summary: "List calendars",
+    description: "Extension: the calendars the key can see, in the list envelope.",
+    query: CalendarListQuery,
+    success: { status: 200, description: "One result page of calendars.", schema: CalendarList },
+  },
+});
+
+/**
+ * The one table of public operations. The gateway routes, checks scopes and
+ * limits bodies from it, the OpenAPI document is generated from it, and each
+ * service serves exactly its operations from it (serveOperations).
+ */
+export const PUBLIC_OPERATIONS = { ...PAGE_OPERATIONS, ...CALENDAR_OPERATIONS };
+export type PublicOperations = typeof PUBLIC_OPERATIONS;
+export type OperationId = keyof PublicOperations;
+
+export const PUBLIC_OPERATION_LIST: readonly PublicOperation[] = Object.values(PUBLIC_OPERATIONS);
+
+export type ServiceOperationId<Service extends ServiceName> = {
+  [Id in OperationId]: PublicOperations[Id]["service"] extends Service ? Id : never;
+}[OperationId];
+
+/** What a service's handlers are given besides the request's parameters, query and body. */
+export interface ServiceContext {
+  principal: Principal;
+}
+
+/** A handler for each of the named operations. */
+export type PublicHandlers<Ids extends OperationId> = OperationHandlers<Pick<PublicOperations, Ids>, ServiceContext>;

@@ -1,0 +1,21 @@
+import type { AnyElysia } from "elysia";
+import type { Principal } from "../principal/principal";
+import { mountOperations } from "../operations/mount-operations";
+import { PUBLIC_OPERATION_LIST, type PublicHandlers, type ServiceOperationId } from "../operations/public-operations";
+import type { ServiceName } from "../operations/public-operation";
+
+/**
+ * Serves the service's operations of the public table, each from its
+ * operationId's handler, with the route and schemas of its table entry. The
+ * app must already derive the principal (requirePrincipal).
+ */
+export function serveOperations<App extends AnyElysia, Service extends ServiceName>(
+  app: App,
+  service: Service,
+  handlers: PublicHandlers<ServiceOperationId<Service>>,
+): App {
+  const operations = Object.fromEntries(
+    PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service).map((operation) => [operation.operationId, operation]),
+  );
+  return mountOperations(app, operations, handlers, (route) => ({ principal: (route as unknown as { principal: Principal }).principal }));
+}
