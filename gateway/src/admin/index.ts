@@ -1,17 +1,19 @@
 import { Elysia } from "elysia";
+import { mountOperations } from "@ws/shared";
 import type { AdminDeps } from "./admin-context";
 import { requireAdminToken } from "./admin-auth";
-import { apiKeyRoutes } from "./api-keys";
-import { memberRoutes } from "./members";
-import { teamRoutes } from "./teams";
-import { workspaceRoutes } from "./workspaces";
+import { apiKeyOperations } from "./api-keys";
+import { memberOperations } from "./members";
+import { ADMIN_OPERATIONS, ADMIN_PREFIX } from "./operations";
+import { teamOperations } from "./teams";
+import { workspaceOperations } from "./workspaces";
 
-/** Contract 8: the management API, mounted on the internal port only. */
+/** The management API, mounted on the internal port only: every operation of its table, behind the admin token. */
 export function adminRoutes(deps: AdminDeps, adminToken: string) {
-  return new Elysia()
-    .use(requireAdminToken(adminToken))
-    .use(workspaceRoutes(deps))
-    .use(teamRoutes(deps))
-    .use(memberRoutes(deps))
-    .use(apiKeyRoutes(deps));
+  return mountOperations(new Elysia({ prefix: ADMIN_PREFIX }).use(requireAdminToken(adminToken)), ADMIN_OPERATIONS, {
+    ...workspaceOperations(deps),
+    ...teamOperations(deps),
+    ...memberOperations(deps),
+    ...apiKeyOperations(deps),
+  });
 }

@@ -1,7 +1,12 @@
-/** A small client of the management API (contract 8), used by the CLI, the demo seed and the tests. */
+import { fillPath } from "@ws/shared";
+import { ADMIN_OPERATIONS, ADMIN_PREFIX, type AdminOperationId } from "../admin/operations";
+
+/** A small client of the management API, used by the CLI, the demo seed and the tests; routes come from the management table. */
 export function adminClient(adminUrl: string, adminToken: string) {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${adminUrl}/admin/v1${path}`, {
+  async function call<T>(operationId: AdminOperationId, params: Record<string, string>, body?: unknown): Promise<T> {
+    const { method } = ADMIN_OPERATIONS[operationId];
+    const path = fillPath(ADMIN_OPERATIONS[operationId].path, params);
+    const response = await fetch(`${adminUrl}${ADMIN_PREFIX}${path}`, {
       method,
       headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -12,15 +17,15 @@ export function adminClient(adminUrl: string, adminToken: string) {
   }
   return {
     call,
-    createWorkspace: (name: string) => call<{ id: string; name: string; created_at: string }>("POST", "/workspaces", { name }),
-    createTeam: (ws: string, name: string) => call<{ id: string; name: string }>("POST", `/workspaces/${ws}/teams`, { name }),
+    createWorkspace: (name: string) => call<{ id: string; name: string; created_at: string }>("createWorkspace", {}, { name }),
+    createTeam: (ws: string, name: string) => call<{ id: string; name: string }>("createTeam", { ws }, { name }),
     addMember: (ws: string, member: { email: string; name?: string; role: string; team_ids?: string[] }) =>
-      call<{ id: string; email: string; role: string; active: boolean; team_ids: string[] }>("POST", `/workspaces/${ws}/members`, member),
+      call<{ id: string; email: string; role: string; active: boolean; team_ids: string[] }>("addMember", { ws }, member),
     updateMember: (ws: string, id: string, changes: { role?: string; active?: boolean; team_ids?: string[] }) =>
-      call<{ id: string; role: string; active: boolean; team_ids: string[] }>("PATCH", `/workspaces/${ws}/members/${id}`, changes),
-    createKey: (ws: string, key: Record<string, unknown>) => call<{ id: string; key: string; prefix: string; scopes: string[] }>("POST", `/workspaces/${ws}/api-keys`, key),
-    listKeys: (ws: string) => call<{ data: Record<string, unknown>[]; total: number }>("GET", `/workspaces/${ws}/api-keys`),
-    revokeKey: (ws: string, id: string) => call<void>("DELETE", `/workspaces/${ws}/api-keys/${id}`),
+      call<{ id: string; role: string; active: boolean; team_ids: string[] }>("updateMember", { ws, id }, changes),
+    createKey: (ws: string, key: Record<string, unknown>) => call<{ id: string; key: string; prefix: string; scopes: string[] }>("createApiKey", { ws }, key),
+    listKeys: (ws: string) => call<{ data: Record<string, unknown>[]; total: number }>("listApiKeys", { ws }),
+    revokeKey: (ws: string, id: string) => call<void>("revokeApiKey", { ws, id }),
   };
 }
 export type AdminClient = ReturnType<typeof adminClient>;

@@ -1,16 +1,14 @@
 import type { AnyElysia } from "elysia";
 import { noContent } from "../http/json-body";
-import { paramsSchema, type OperationShape } from "./operation";
+import { paramsSchema, type OperationHandlers, type OperationShape } from "./operation";
 
 /** The part of Elysia's handler context an operation reads. */
-interface RouteContext {
+export interface RouteContext {
   params: Record<string, string>;
   query: unknown;
   body: unknown;
   set: { status?: number | string };
 }
-
-type AnyHandler = (input: never) => unknown;
 
 /**
  * Registers every operation of a table on the app, each with its method, path
@@ -19,17 +17,17 @@ type AnyHandler = (input: never) => unknown;
  * process at start: nothing is served that the table does not hold.
  * `context` adds what the app derived for the request (the principal, say).
  */
-export function mountOperations<App extends AnyElysia>(
+export function mountOperations<App extends AnyElysia, Table extends Record<string, OperationShape>, Context = unknown>(
   app: App,
-  operations: Record<string, OperationShape>,
-  handlers: Record<string, AnyHandler>,
-  context: (route: RouteContext) => object = () => ({}),
+  operations: Table,
+  handlers: OperationHandlers<Table, Context>,
+  context?: (route: RouteContext) => Context,
 ): App {
   for (const operationId of Object.keys(handlers)) {
     if (!Object.hasOwn(operations, operationId)) throw new Error(`${operationId} has a handler but no entry in the operation table.`);
   }
   for (const [operationId, operation] of Object.entries(operations)) {
-    const handler = handlers[operationId] as ((input: object) => unknown) | undefined;
+    const handler = (handlers as Record<string, ((input: object) => unknown) | undefined>)[operationId];
     if (!handler) throw new Error(`The operation ${operationId} has no handler.`);
     const { status, schema } = operation.success;
     const params = paramsSchema(operation.path);
@@ -38,7 +36,7 @@ export function mountOperations<App extends AnyElysia>(
       operation.path,
       async (elysiaContext: Record<string, unknown>) => {
         const route = elysiaContext as unknown as RouteContext;
-        const result = await handler({ ...context(route), params: route.params, query: route.query, body: route.body });
+        const result = await handler({ ...(context?.(route) as object), params: route.params, query: route.query, body: route.body });
         if (status === 204) return noContent();
         route.set.status = status;
         return result;

@@ -1,7 +1,13 @@
 import type { AnyElysia } from "elysia";
 import type { Principal } from "../principal/principal";
 import { mountOperations } from "../operations/mount-operations";
-import { PUBLIC_OPERATION_LIST, type PublicHandlers, type ServiceOperationId } from "../operations/public-operations";
+import {
+  PUBLIC_OPERATION_LIST,
+  type PublicHandlers,
+  type PublicOperations,
+  type ServiceContext,
+  type ServiceOperationId,
+} from "../operations/public-operations";
 import type { ServiceName } from "../operations/public-operation";
 
 /**
@@ -16,6 +22,6 @@ export function serveOperations<App extends AnyElysia, Service extends ServiceNa
 ): App {
   const operations = Object.fromEntries(
     PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service).map((operation) => [operation.operationId, operation]),
-  );
-  return mountOperations(app, operations, handlers, (route) => ({ principal: (route as unknown as { principal: Principal }).principal }));
+  ) as Pick<PublicOperations, ServiceOperationId<Service>>;
+  return mountOperations(app, operations, handlers, (route): ServiceContext => ({ principal: (route as unknown as { principal: Principal }).principal }));
 }

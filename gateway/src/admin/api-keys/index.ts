@@ -1,23 +1,11 @@
-import { Elysia } from "elysia";
-import { noContent } from "@ws/shared";
 import type { AdminDeps } from "../admin-context";
-import { CreateApiKeyBody, ListApiKeysQuery } from "./model";
-import { createApiKey, listKeys, revokeKey } from "./service";
+import type { AdminHandlers } from "../operations";
+import * as apiKeys from "./service";
 
-export function apiKeyRoutes(deps: AdminDeps) {
-  return new Elysia()
-    .post(
-      "/admin/v1/workspaces/:ws/api-keys",
-      async ({ params, body, set }) => {
-        const key = await createApiKey(deps, params.ws, body);
-        set.status = 201;
-        return key;
-      },
-      { body: CreateApiKeyBody },
-    )
-    .get("/admin/v1/workspaces/:ws/api-keys", ({ params, query }) => listKeys(deps, params.ws, query), { query: ListApiKeysQuery })
-    .delete("/admin/v1/workspaces/:ws/api-keys/:id", async ({ params }) => {
-      await revokeKey(deps, params.ws, params.id);
-      return noContent();
-    });
+export function apiKeyOperations(deps: AdminDeps): AdminHandlers<"createApiKey" | "listApiKeys" | "revokeApiKey"> {
+  return {
+    createApiKey: ({ params, body }) => apiKeys.createApiKey(deps, params.ws, body),
+    listApiKeys: ({ params, query }) => apiKeys.listKeys(deps, params.ws, query),
+    revokeApiKey: ({ params }) => apiKeys.revokeKey(deps, params.ws, params.id),
+  };
 }

@@ -1,20 +1,9 @@
-import { Elysia, t } from "elysia";
-import { uuidv7 } from "@ws/shared";
-import { insertTeam } from "../../identity/teams";
-import { assertWorkspace, changeCredentials, type AdminDeps } from "../admin-context";
+import type { AdminDeps } from "../admin-context";
+import type { AdminHandlers } from "../operations";
+import * as teams from "./service";
 
-export const CreateTeamBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200, pattern: "\\S" }) });
-
-export function teamRoutes(deps: AdminDeps) {
-  return new Elysia().post(
-    "/admin/v1/workspaces/:ws/teams",
-    async ({ params, body, set }) => {
-      await assertWorkspace(deps.sql, params.ws);
-      // Owners and admins see every team, so a new team changes what their keys see.
-      const team = await changeCredentials(deps, params.ws, (tx) => insertTeam(tx, { id: uuidv7(), workspaceId: params.ws, name: body.name.trim() }));
-      set.status = 201;
-      return team;
-    },
-    { body: CreateTeamBody },
-  );
+export function teamOperations(deps: AdminDeps): AdminHandlers<"createTeam"> {
+  return {
+    createTeam: ({ params, body }) => teams.createTeam(deps, params.ws, body),
+  };
 }

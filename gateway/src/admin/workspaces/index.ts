@@ -1,18 +1,9 @@
-import { Elysia, t } from "elysia";
-import { uuidv7 } from "@ws/shared";
-import { insertWorkspace } from "../../identity/workspaces";
 import type { AdminDeps } from "../admin-context";
+import type { AdminHandlers } from "../operations";
+import * as workspaces from "./service";
 
-export const CreateWorkspaceBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200, pattern: "\\S" }) });
-
-export function workspaceRoutes(deps: AdminDeps) {
-  return new Elysia().post(
-    "/admin/v1/workspaces",
-    async ({ body, set }) => {
-      const row = await insertWorkspace(deps.sql, { id: uuidv7(), name: body.name.trim() });
-      set.status = 201;
-      return { id: row.id, name: row.name, created_at: row.created_at.toISOString() };
-    },
-    { body: CreateWorkspaceBody },
-  );
+export function workspaceOperations(deps: AdminDeps): AdminHandlers<"createWorkspace"> {
+  return {
+    createWorkspace: ({ body }) => workspaces.createWorkspace(deps, body),
+  };
 }
