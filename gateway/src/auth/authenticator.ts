@@ -14,7 +14,6 @@ export interface Credential {
   targetTeamIds: string[] | null;
   visibleTeamIds: string[];
   rateLimitPerMinute: number | null;
-  streaming: boolean;
   epoch: string;
   /** Problem that makes the key unusable, checked on every request since expiry moves with the clock. */
   revoked: boolean;
@@ -53,7 +52,6 @@ export function createAuthenticator(deps: {
       targetTeamIds: row.team_ids,
       visibleTeamIds: row.visible_team_ids,
       rateLimitPerMinute: row.rate_limit_per_minute,
-      streaming: row.streaming,
       epoch: row.auth_epoch,
       revoked: row.revoked_at !== null,
       memberActive: row.active,

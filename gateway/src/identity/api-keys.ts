@@ -73,7 +73,6 @@ export interface KeyCredentialRow {
   expires_at: Date | null;
   revoked_at: Date | null;
   rate_limit_per_minute: number | null;
-  streaming: boolean;
   role: Role;
   active: boolean;
   visible_team_ids: string[];
@@ -83,7 +82,7 @@ export interface KeyCredentialRow {
 export async function findKeyCredential(sql: Sql, hash: Buffer): Promise<KeyCredentialRow | undefined> {
   const [row] = await sql<KeyCredentialRow[]>`
     select k.id, k.workspace_id, k.created_by, k.scopes, k.team_ids, k.expires_at, k.revoked_at,
-           k.rate_limit_per_minute, k.streaming, m.role, m.active,
+           k.rate_limit_per_minute, m.role, m.active,
            case when m.role in ('owner', 'admin')
              then coalesce((select array_agg(t.id) from teams t where t.workspace_id = k.workspace_id), '{}')
              else coalesce((select array_agg(tm.team_id) from team_members tm where tm.member_id = m.id), '{}')
