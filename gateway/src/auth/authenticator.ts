@@ -40,7 +40,7 @@ export function createAuthenticator(deps: {
   const cache = new Map<string, Credential>();
   const touchedAt = new Map<string, number>();
 
-  async function load(key: string, hash: string): Promise<Credential> {
+  async function load(key: string): Promise<Credential> {
     const row = await findKeyCredential(deps.sql, hashKey(key));
     if (!row) throw unauthorized("invalid_token", "The API key is not valid.");
     return {
@@ -83,7 +83,7 @@ export function createAuthenticator(deps: {
       const hash = hashKey(key).toString("hex");
       const cached = cache.get(hash);
       if (!cached) await beforeLookup?.();
-      const credential = cached ?? (await load(key, hash));
+      const credential = cached ?? (await load(key));
       assertUsable(credential);
       return { credential, fresh: !cached, hash };
     },
@@ -97,7 +97,7 @@ export function createAuthenticator(deps: {
       let credential = authenticated.credential;
       if (!authenticated.fresh && credential.epoch !== currentEpoch) {
         cache.delete(authenticated.hash);
-        credential = await load(key, authenticated.hash);
+        credential = await load(key);
         assertUsable(credential);
       }
       if (currentEpoch !== null && BigInt(credential.epoch) > BigInt(currentEpoch)) {
