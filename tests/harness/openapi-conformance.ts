@@ -3,11 +3,6 @@ import addFormats from "ajv-formats";
 import { appendFileSync } from "node:fs";
 import { buildOpenApiDocument } from "../../gateway/src/openapi/document";
 
-/**
- * Checks responses of the public API against the OpenAPI document: the operation
- * (method + path template), then the status, then the body schema and the
- * required headers. A response the document does not describe is an error.
- */
 type Json = Record<string, any>;
 
 const DOCUMENT_ID = "https://workspace-api.test/openapi.json";
@@ -66,7 +61,12 @@ export function describeOperation(method: string, pathname: string): { where: st
   return { where: pointer("paths", match.template, method.toLowerCase(), "responses"), responses: operation.responses };
 }
 
-/** Throws a ConformanceError when the document does not describe the response. */
+/**
+ * Checks a response of the public API against the OpenAPI document: the
+ * operation (method + path template), then the status, then the body schema and
+ * the required headers. Throws a ConformanceError when the document does not
+ * describe the response.
+ */
 export function assertConforms(response: CheckedResponse): void {
   const label = `${response.method} ${response.path} → ${response.status}`;
   const { where, responses } = describeOperation(response.method, response.path);

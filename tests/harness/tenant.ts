@@ -16,8 +16,11 @@ export interface Tenant {
   member(role: "owner" | "admin" | "member" | "guest", teamIds?: string[]): Promise<string>;
 }
 
-/** A fresh workspace with an owner, so a test never depends on another test's data. */
-/** Reads only the management URL and token, so a system started any way can be seeded. */
+/**
+ * A fresh workspace with an owner, so a test never depends on another test's
+ * data. Reads only the management URL and token, so a system started any way
+ * can be seeded.
+ */
 export async function seedTenant(system: Pick<TestSystem, "adminUrl" | "adminToken">): Promise<Tenant> {
   const admin = adminClient(system.adminUrl, system.adminToken);
   const unique = `${process.pid}-${Date.now()}-${++counter}`;

@@ -4,14 +4,7 @@ export type JsonSchema = { [keyword: string]: unknown };
 
 const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/;
 
-/**
- * Turns TypeBox schemas into OpenAPI 3.1 (JSON Schema 2020-12) schemas: the
- * TypeBox symbols go (JSON has no symbols), `$id`s go (TypeBox's
- * `#/components/...` ids are not valid 2020-12 ids), and every titled subschema
- * becomes a named component referenced by `$ref`, so a schema used twice is
- * written once.
- */
-/** Elysia's string forms of numbers (`format: "integer"` / `"numeric"`), there only to coerce query strings. */
+/** Elysia's string forms of numbers and booleans (`format: "integer"`, `"numeric"`, `"boolean"`), there only to coerce query strings. */
 const COERCION_FORMATS = new Set(["integer", "numeric", "boolean"]);
 
 /**
@@ -29,6 +22,13 @@ function collapseCoercion(schema: JsonSchema): void {
   else schema.anyOf = kept;
 }
 
+/**
+ * Turns TypeBox schemas into OpenAPI 3.1 (JSON Schema 2020-12) schemas: the
+ * TypeBox symbols go (JSON has no symbols), `$id`s go (TypeBox's
+ * `#/components/...` ids are not valid 2020-12 ids), and every titled subschema
+ * becomes a named component referenced by `$ref`, so a schema used twice is
+ * written once.
+ */
 export function createSchemaRegistry() {
   const components: Record<string, JsonSchema> = {};
   const serialized = new Map<string, string>();
