@@ -2,8 +2,8 @@ import type { AnyElysia } from "elysia";
 import { noContent } from "../http/json-body";
 import { paramsSchema, type OperationHandlers, type OperationShape } from "./operation";
 
-/** The part of Elysia's handler context an operation reads. */
-export interface RouteContext {
+/** The part of Elysia's handler context every operation reads. */
+interface RouteContext {
   params: Record<string, string>;
   query: unknown;
   body: unknown;
@@ -15,13 +15,14 @@ export interface RouteContext {
  * and schemas from the table, answered by the handler of the same operationId.
  * A table entry without a handler, or a handler without an entry, stops the
  * process at start: nothing is served that the table does not hold.
- * `context` adds what the app derived for the request (the principal, say).
+ * `context` picks what the app derived for the request (the principal, say)
+ * from Elysia's handler context.
  */
 export function mountOperations<App extends AnyElysia, Table extends Record<string, OperationShape>, Context = unknown>(
   app: App,
   operations: Table,
   handlers: OperationHandlers<Table, Context>,
-  context?: (route: RouteContext) => Context,
+  context?: (elysiaContext: Record<string, unknown>) => Context,
 ): App {
   for (const operationId of Object.keys(handlers)) {
     if (!Object.hasOwn(operations, operationId)) throw new Error(`${operationId} has a handler but no entry in the operation table.`);
@@ -36,7 +37,7 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
       operation.path,
       async (elysiaContext: Record<string, unknown>) => {
         const route = elysiaContext as unknown as RouteContext;
-        const result = await handler({ ...(context?.(route) as object), params: route.params, query: route.query, body: route.body });
+        const result = await handler({ ...(context?.(elysiaContext) as object), params: route.params, query: route.query, body: route.body });
         if (status === 204) return noContent();
         route.set.status = status;
         return result;

@@ -94,13 +94,13 @@ const CALENDAR_OPERATIONS = serviceOperations("calendar", {
  */
 export const PUBLIC_OPERATIONS = { ...PAGE_OPERATIONS, ...CALENDAR_OPERATIONS };
 export type PublicOperations = typeof PUBLIC_OPERATIONS;
-export type OperationId = keyof PublicOperations;
+export type PublicOperationId = keyof PublicOperations;
 
 export const PUBLIC_OPERATION_LIST: readonly PublicOperation[] = Object.values(PUBLIC_OPERATIONS);
 
 export type ServiceOperationId<Service extends ServiceName> = {
-  [Id in OperationId]: PublicOperations[Id]["service"] extends Service ? Id : never;
-}[OperationId];
+  [Id in PublicOperationId]: PublicOperations[Id]["service"] extends Service ? Id : never;
+}[PublicOperationId];
 
 /** What a service's handlers are given besides the request's parameters, query and body. */
 export interface ServiceContext {
@@ -108,4 +108,4 @@ export interface ServiceContext {
 }
 
 /** A handler for each of the named operations. */
-export type PublicHandlers<Ids extends OperationId> = OperationHandlers<Pick<PublicOperations, Ids>, ServiceContext>;
+export type PublicHandlers<Ids extends PublicOperationId> = OperationHandlers<Pick<PublicOperations, Ids>, ServiceContext>;

@@ -23,5 +23,5 @@ export function serveOperations<App extends AnyElysia, Service extends ServiceNa
   const operations = Object.fromEntries(
     PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service).map((operation) => [operation.operationId, operation]),
   ) as Pick<PublicOperations, ServiceOperationId<Service>>;
-  return mountOperations(app, operations, handlers, (route): ServiceContext => ({ principal: (route as unknown as { principal: Principal }).principal }));
+  return mountOperations(app, operations, handlers, (context): ServiceContext => ({ principal: context.principal as Principal }));
 }
