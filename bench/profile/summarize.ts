@@ -102,7 +102,9 @@ export function summarize(profile: CpuProfile, top = 12): ProfileSummary {
         const [fn, loc] = name.split("\u0000") as [string, string];
         return { function: fn, location: loc, self_pct: pct(self.get(name) ?? 0), total_pct: pct(total.get(name) ?? 0) };
       });
-  const interval = (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length) / 1000;
+  // Bun records no idle samples (the gaps are in timeDeltas), so the typical gap is the sampling interval.
+  const deltas = [...profile.timeDeltas].sort((a, b) => a - b);
+  const interval = (deltas[Math.floor(deltas.length / 2)] ?? 1000) / 1000;
   return {
     samples: profile.samples.length,
     busy_ms: Math.round(busy * interval),
@@ -116,7 +118,7 @@ export function summarize(profile: CpuProfile, top = 12): ProfileSummary {
 
 export function summaryTable(name: string, summary: ProfileSummary): string {
   const lines = [
-    `**${name}**: ${summary.busy_ms} ms of samples while busy (${summary.idle_pct} % of samples idle). By area (self time): ${summary.by_area.map((a) => `${a.area} ${a.self_pct} %`).join(", ")}.`,
+    `**${name}**: ${summary.samples} samples, about ${summary.busy_ms} ms of CPU in JavaScript or the runtime. By area (self time): ${summary.by_area.map((a) => `${a.area} ${a.self_pct} %`).join(", ")}.`,
     "",
     "| self % | total % | function | location |",
     "|---:|---:|---|---|",
