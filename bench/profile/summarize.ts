@@ -3,9 +3,10 @@
  * `deno --cpu-prof` both write) and names where the samples fell: the functions
  * with the most self time, the functions with the most total time, and self
  * time by area (a package in node_modules, a folder of this repository, the
- * runtime's own code). Percentages are of the samples that were not idle.
+ * runtime's own code). Percentages are of the samples that were not idle;
+ * given the requests served meanwhile, also µs per request.
  *
- * `bun bench/profile/summarize.ts <file.cpuprofile> [top]` prints one.
+ * `bun bench/profile/summarize.ts <file.cpuprofile> [top] [requests]` prints one.
  */
 import { readFileSync } from "node:fs";
 import { REPO_ROOT } from "../../scripts/system/processes";
@@ -33,10 +34,15 @@ export interface ProfileEntry {
   location: string;
   self_pct: number;
   total_pct: number;
+  /** Self and total time per request in µs, when the number of requests is known (one sample ≈ one interval of CPU). */
+  self_us?: number;
+  total_us?: number;
 }
 export interface ProfileSummary {
   samples: number;
-  busy_ms: number;
+  sampling_interval_us: number;
+  /** Requests served while profiled, when known: µs figures are per request. */
+  requests?: number;
   idle_pct: number;
   top_self: ProfileEntry[];
   top_total: ProfileEntry[];
@@ -66,7 +72,7 @@ function area(frame: CallFrame): string {
 
 const key = (frame: CallFrame) => `${frame.functionName || "(anonymous)"}\u0000${location(frame)}`;
 
-export function summarize(profile: CpuProfile, top = 12): ProfileSummary {
+export function summarize(profile: CpuProfile, top = 12, requests?: number, intervalUs = 1000): ProfileSummary {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -94,20 +100,30 @@ export function summarize(profile: CpuProfile, top = 12): ProfileSummary {
     for (const name of seen) total.set(name, (total.get(name) ?? 0) + 1);
   }
   const pct = (count: number) => Math.round((count / Math.max(1, busy)) * 1000) / 10;
+  // One sample per interval of CPU the JS thread used (Bun records no idle samples). The gaps in timeDeltas are
+  // wall time and grow when the machine is oversubscribed, so the nominal interval is the better measure.
+  const interval = intervalUs;
+  const perRequest = (count: number) => (requests ? { us: Math.round(((count * interval) / requests) * 10) / 10 } : undefined);
   const entries = (counts: Map<string, number>) =>
     [...counts.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name]) => {
         const [fn, loc] = name.split("\u0000") as [string, string];
-        return { function: fn, location: loc, self_pct: pct(self.get(name) ?? 0), total_pct: pct(total.get(name) ?? 0) };
+        const selfCount = self.get(name) ?? 0;
+        const totalCount = total.get(name) ?? 0;
+        return {
+          function: fn,
+          location: loc,
+          self_pct: pct(selfCount),
+          total_pct: pct(totalCount),
+          ...(requests ? { self_us: perRequest(selfCount)!.us, total_us: perRequest(totalCount)!.us } : {}),
+        };
       });
-  // Bun records no idle samples (the gaps are in timeDeltas), so the typical gap is the sampling interval.
-  const deltas = [...profile.timeDeltas].sort((a, b) => a - b);
-  const interval = (deltas[Math.floor(deltas.length / 2)] ?? 1000) / 1000;
   return {
     samples: profile.samples.length,
-    busy_ms: Math.round(busy * interval),
+    sampling_interval_us: Math.round(interval),
+    ...(requests ? { requests } : {}),
     idle_pct: Math.round((idle / Math.max(1, profile.samples.length)) * 1000) / 10,
     top_self: entries(self),
     // The outermost frames (the event loop, the module) hold every sample: skip what is ≥ 99 %.
@@ -118,17 +134,17 @@ export function summarize(profile: CpuProfile, top = 12): ProfileSummary {
 
 export function summaryTable(name: string, summary: ProfileSummary): string {
   const lines = [
-    `**${name}**: ${summary.samples} samples, about ${summary.busy_ms} ms of CPU in JavaScript or the runtime. By area (self time): ${summary.by_area.map((a) => `${a.area} ${a.self_pct} %`).join(", ")}.`,
+    `**${name}**: ${summary.samples} samples${summary.requests ? ` over ${summary.requests} requests (≈ ${Math.round((summary.samples * summary.sampling_interval_us) / summary.requests)} µs each)` : ""}. By area (self time): ${summary.by_area.map((a) => `${a.area} ${a.self_pct} %`).join(", ")}.`,
     "",
-    "| self % | total % | function | location |",
-    "|---:|---:|---|---|",
-    ...summary.top_self.map((entry) => `| ${entry.self_pct} | ${entry.total_pct} | \`${entry.function}\` | ${entry.location} |`),
+    "| self % | total % | ≈ self µs/req | ≈ total µs/req | function | location |",
+    "|---:|---:|---:|---:|---|---|",
+    ...summary.top_self.map((entry) => `| ${entry.self_pct} | ${entry.total_pct} | ${entry.self_us ?? ""} | ${entry.total_us ?? ""} | \`${entry.function}\` | ${entry.location} |`),
   ];
   return lines.join("\n");
 }
 
 if (import.meta.main) {
-  const [file, top] = process.argv.slice(2);
-  if (!file) throw new Error("usage: bun bench/profile/summarize.ts <file.cpuprofile> [top]");
-  console.log(summaryTable(file, summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, Number(top ?? 20))));
+  const [file, top, requests] = process.argv.slice(2);
+  if (!file) throw new Error("usage: bun bench/profile/summarize.ts <file.cpuprofile> [top] [requests served]");
+  console.log(summaryTable(file, summarize(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, Number(top ?? 20), requests ? Number(requests) : undefined)));
 }

@@ -18,6 +18,7 @@ import { startThroughLauncher } from "./launched-system";
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DIR = `${REPO_ROOT}bench/results/profiles`;
+const TOP = 15;
 
 export interface ProfileResults {
   seconds: number;
@@ -85,7 +86,8 @@ async function runProfile(context: SectionContext): Promise<ProfileResults> {
   for (const file of files()) {
     const pid = file.split(".").map(Number).find((part) => names.has(part));
     const name = pid === undefined ? file : names.get(pid)!;
-    processes[name] = summarize(JSON.parse(readFileSync(`${DIR}/${file}`, "utf8")) as CpuProfile);
+    const requests = name === "calendar" ? undefined : name.startsWith("floor") ? floorRun.requests : systemRun.requests;
+    processes[name] = summarize(JSON.parse(readFileSync(`${DIR}/${file}`, "utf8")) as CpuProfile, TOP, requests);
   }
   if (!existsSync(`${DIR}/.gitignore`)) await Bun.write(`${DIR}/.gitignore`, "*\n");
   return { seconds: SECONDS, connections: CONNECTIONS, rps_while_profiled: { system: systemRun.rps, floor: floorRun.rps }, processes };
