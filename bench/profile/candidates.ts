@@ -113,6 +113,9 @@ async function leanForward(pathAndQuery: string, headers: Headers, principalToke
 console.log("gateway: the hop to the service (50 in flight; includes the upstream's own CPU, the same in both)");
 const principalToken = signPrincipal(principal, request, key);
 await cpuPerOperation("plain fetch, no header work", async () => (await fetch(`${upstreamUrl}/v1/new-page/x`)).arrayBuffer(), 50, 10_000);
+const sameHeaders = { accept: "*/*", "user-agent": "bench", [PRINCIPAL_HEADER]: principalToken, [REQUEST_ID_HEADER]: randomUUID() };
+await cpuPerOperation("plain fetch with the same headers as forward() sends", async () => (await fetch(`${upstreamUrl}/v1/new-page/x`, { headers: sameHeaders })).arrayBuffer(), 50, 10_000);
+await cpuPerOperation("... and AbortSignal.timeout(10 s)", async () => (await fetch(`${upstreamUrl}/v1/new-page/x`, { headers: sameHeaders, signal: AbortSignal.timeout(10_000) })).arrayBuffer(), 50, 10_000);
 await cpuPerOperation("forward() (today)", async () => {
   const response = await forward({ upstream: upstreamUrl, method: "GET", pathAndQuery: "/v1/new-page/x", headers: incoming, body: null, principalToken, requestId: randomUUID(), timeoutMs: 10_000 });
   return response.arrayBuffer();
