@@ -6,7 +6,8 @@
 import { Elysia } from "elysia";
 import postgres from "postgres";
 
-const sql = postgres(process.env.DATABASE_URL!, { max: 50, onnotice: () => {} });
+// The PostgreSQL server may be shared: connections idle for 5 s close (while the full path is measured).
+const sql = postgres(process.env.DATABASE_URL!, { max: Number(process.env.POOL_MAX ?? 50), idle_timeout: 5, onnotice: () => {} });
 
 const app = new Elysia().get("/v1/new-page/:id", async ({ params, set }) => {
   const [page] = await sql`
