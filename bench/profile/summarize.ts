@@ -40,6 +40,8 @@ export interface ProfileEntry {
 }
 export interface ProfileSummary {
   samples: number;
+  /** Samples that were not idle: what the percentages are of. */
+  busy_samples: number;
   sampling_interval_us: number;
   /** Requests served while profiled, when known: µs figures are per request. */
   requests?: number;
@@ -122,6 +124,7 @@ export function summarize(profile: CpuProfile, top = 12, requests?: number, inte
       });
   return {
     samples: profile.samples.length,
+    busy_samples: busy,
     sampling_interval_us: Math.round(interval),
     ...(requests ? { requests } : {}),
     idle_pct: Math.round((idle / Math.max(1, profile.samples.length)) * 1000) / 10,
@@ -134,7 +137,7 @@ export function summarize(profile: CpuProfile, top = 12, requests?: number, inte
 
 export function summaryTable(name: string, summary: ProfileSummary): string {
   const lines = [
-    `**${name}**: ${summary.samples} samples${summary.requests ? ` over ${summary.requests} requests (≈ ${Math.round((summary.samples * summary.sampling_interval_us) / summary.requests)} µs each)` : ""}. By area (self time): ${summary.by_area.map((a) => `${a.area} ${a.self_pct} %`).join(", ")}.`,
+    `**${name}**: ${summary.busy_samples} busy samples${summary.requests ? ` over ${summary.requests} requests (≈ ${Math.round((summary.busy_samples * summary.sampling_interval_us) / summary.requests)} µs each)` : ""}. By area (self time): ${summary.by_area.map((a) => `${a.area} ${a.self_pct} %`).join(", ")}.`,
     "",
     "| self % | total % | ≈ self µs/req | ≈ total µs/req | function | location |",
     "|---:|---:|---:|---:|---|---|",

@@ -23,6 +23,8 @@ export interface Section<Result = any> {
   inFullRun: boolean;
   run(context: SectionContext): Promise<Result>;
   report(result: Result): string;
+  /** The results file's name when run alone, if not `<name>.json`. */
+  fileName?(result: Result): string;
 }
 
 export const SECTIONS: Section[] = [floorSection, profileSection];
@@ -55,8 +57,10 @@ export async function runSections(sections: Section[], context: SectionContext):
 export async function runSectionsAlone(sections: Section[], context: SectionContext, header: Record<string, unknown>): Promise<string> {
   const { results, report } = await runSections(sections, context);
   await mkdir(`${REPO_ROOT}bench/results`, { recursive: true });
-  for (const [name, result] of Object.entries(results)) {
-    await writeFile(`${REPO_ROOT}bench/results/${name}.json`, `${JSON.stringify({ ...header, [name]: result }, null, 2)}\n`);
+  for (const section of sections) {
+    const result = results[section.name];
+    const file = section.fileName?.(result) ?? `${section.name}.json`;
+    await writeFile(`${REPO_ROOT}bench/results/${file}`, `${JSON.stringify({ ...header, [section.name]: result }, null, 2)}\n`);
   }
   return report;
 }
