@@ -8,7 +8,7 @@
  * left out). Raw profiles stay in bench/results/profiles/ (not committed; open
  * them in Chrome DevTools or speedscope).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { commandFor, REPO_ROOT, startChild, stopChild, waitUntilOk, type ProcessName } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
@@ -139,7 +139,6 @@ async function runProfile(context: SectionContext): Promise<ProfileResults> {
     const requests = RUNTIME === "deno" || name.startsWith("calendar") ? undefined : name.startsWith("floor") ? floorRun.requests : systemRun.requests;
     processes[name] = summarize(JSON.parse(readFileSync(`${DIR}/${file}`, "utf8")) as CpuProfile, TOP, requests);
   }
-  if (!existsSync(`${DIR}/.gitignore`)) await Bun.write(`${DIR}/.gitignore`, "*\n");
   return { runtime: RUNTIME, seconds: SECONDS, connections: CONNECTIONS, rps_while_profiled: { system: systemRun.rps, floor: floorRun.rps }, processes };
 }
 
