@@ -17,6 +17,7 @@ import { load, median, sequentialLatency, type LoadFigures } from "./load";
 import { cpuSeconds, describeMachine, memorySampler, redisServerPid } from "./machine";
 import { growPages, LIST_QUERIES } from "./scale";
 import { markdownReport } from "./report";
+import { requestedSections, runSections, runSectionsAlone, SECTIONS, type SectionContext } from "./sections";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/test";
 process.env.REDIS_URL ??= "redis://127.0.0.1:6379";
@@ -292,8 +293,12 @@ async function main() {
   machine.postgres = ((await probe`show server_version`)[0] as { server_version: string }).server_version;
   await probe.end();
   log(`machine: ${machine.nproc} × ${machine.cpu_model}, ${machine.memory_gb} GB, bun ${machine.bun}, postgres ${machine.postgres}`);
+  const context: SectionContext = { storage, log, defer: (cleanup) => cleanups.push(cleanup) };
+  const only = requestedSections();
+  if (only) return console.log(`\n${await runSectionsAlone(only, context, { when: new Date().toISOString(), machine })}`);
   const gateway = await gatewayCost(storage);
   const rest = await fullSystem(storage);
+  const sections = await runSections(SECTIONS.filter((section) => section.inFullRun), context);
   const results = {
     when: new Date().toISOString(),
     machine,
@@ -304,10 +309,11 @@ async function main() {
     memory_mb: rest.memory,
     exactness: rest.exactness,
     scale: rest.scale,
+    ...sections.results,
   };
   await mkdir(`${REPO_ROOT}bench/results`, { recursive: true });
   await writeFile(`${REPO_ROOT}bench/results/latest.json`, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\n${markdownReport(results)}`);
+  console.log(`\n${markdownReport(results)}\n\n${sections.report}`);
 }
 
 let failed = false;

@@ -1,21 +1,69 @@
-import { describe, expect, test } from "bun:test";
-import { createLogger } from "./logger";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createLogger, flushLogs } from "./logger";
+
+const original = console.log;
+let written: string[] = [];
+beforeEach(() => {
+  flushLogs();
+  written = [];
+  console.log = (text: string) => written.push(text);
+});
+afterEach(() => {
+  flushLogs();
+  console.log = original;
+});
+const lines = () => written.flatMap((text) => text.split("\n"));
 
 describe("createLogger", () => {
   test("when a field named like a credential is logged, then its value is redacted", () => {
-    const original = console.log;
-    const written: string[] = [];
-    console.log = (line: string) => written.push(line);
-    try {
-      createLogger("test", "info").info("request", { key_id: "k1", authorization: "Bearer wsk_secret", admin_token: "t", DATABASE_URL: "postgres://u:p@h/db" });
-    } finally {
-      console.log = original;
-    }
-    const entry = JSON.parse(written[0]!);
+    createLogger("test", "info").info("request", { key_id: "k1", authorization: "Bearer wsk_secret", admin_token: "t", DATABASE_URL: "postgres://u:p@h/db" });
+    flushLogs();
+    const entry = JSON.parse(lines()[0]!);
     expect(entry.key_id).toBe("k1");
     expect(entry.authorization).toBe("[redacted]");
     expect(entry.admin_token).toBe("[redacted]");
     expect(entry.DATABASE_URL).toBe("[redacted]");
-    expect(written[0]).not.toContain("wsk_secret");
+    expect(written.join("\n")).not.toContain("wsk_secret");
   });
+
+  test("when many info lines are logged in a burst, then they go out together in one write, in order, one JSON object per line", async () => {
+    const logger = createLogger("test", "info");
+    for (let i = 0; i < 100; i++) logger.info("request", { n: i });
+    expect(written).toEqual([]);
+    await Bun.sleep(120);
+    expect(written.length).toBe(1);
+    expect(lines().map((line) => JSON.parse(line).n)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+  });
+
+  test("when an error is logged, then it and every line before it are written at once", () => {
+    const logger = createLogger("test", "info");
+    logger.info("first");
+    logger.error("second");
+    expect(lines().map((line) => JSON.parse(line).message)).toEqual(["first", "second"]);
+  });
+
+  test("when lines are below the level, then nothing is written", () => {
+    createLogger("test", "warn").info("hidden");
+    flushLogs();
+    expect(written).toEqual([]);
+  });
+});
+
+const CRASHING = fileURLToPath(new URL("./logger.crash-fixture.ts", import.meta.url));
+const BIN = fileURLToPath(new URL("../../../node_modules/.bin/", import.meta.url));
+
+describe("when a process logs and then dies", () => {
+  for (const runtime of ["bun", "deno"] as const) {
+    for (const how of ["throws", "rejects", "exits"] as const) {
+      test(`when it ${how} on ${runtime}, then every line it logged was written`, () => {
+        const command = runtime === "bun" ? [CRASHING, how] : ["run", "--allow-all", "--quiet", CRASHING, how];
+        const result = spawnSync(`${BIN}${runtime}`, command, { encoding: "utf8", timeout: 30_000 });
+        const messages = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line).message);
+        expect(messages).toEqual(["one", "two", "three"]);
+        expect(result.status).toBe(how === "exits" ? 3 : 1);
+      }, 35_000);
+    }
+  }
 });
