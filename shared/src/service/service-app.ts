@@ -5,6 +5,7 @@ import { healthRoutes } from "../http/health";
 import { jsonBodies } from "../http/json-body";
 import { requirePrincipal } from "../http/require-principal";
 import type { Logger } from "../observability/logger";
+import type { HttpMetrics } from "../observability/metrics";
 import { requestMetrics } from "../observability/request-metrics";
 import type { SigningKey } from "../principal/internal-token";
 
@@ -14,6 +15,8 @@ export interface ServiceDeps {
   signingKey: SigningKey;
   logger: Logger;
   isDraining: () => boolean;
+  /** The process's registry, with its process and pool metrics; absent in tests that build the app alone. */
+  metrics?: HttpMetrics;
 }
 
 /**
@@ -25,7 +28,7 @@ export interface ServiceDeps {
  */
 export function serviceApp(deps: ServiceDeps, options: { validationCode: "validation_error" | "bad_request" }) {
   return new Elysia({ normalize: "typebox" })
-    .use(requestMetrics({ validationCode: options.validationCode }))
+    .use(requestMetrics({ validationCode: options.validationCode, metrics: deps.metrics }))
     .use(errorHandler({ validationCode: options.validationCode, logger: deps.logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining }))
