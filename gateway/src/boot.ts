@@ -111,6 +111,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     logger,
     documentation: documentationRoutes(),
     metrics: metrics.registry,
+    onReadiness: metrics.onReadiness,
   });
 
   return {

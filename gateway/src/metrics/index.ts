@@ -1,4 +1,4 @@
-import { httpMetrics, MetricsRegistry, registerProcessMetrics, type PoolStats, type ServiceName } from "@ws/shared";
+import { httpMetrics, MetricsRegistry, readinessMetrics, registerProcessMetrics, type PoolStats, type ServiceName } from "@ws/shared";
 import type { UpstreamErrorKind } from "../proxy/forward";
 import type { LimiterStats } from "../ratelimit/limiter-stats";
 
@@ -62,6 +62,8 @@ export function createGatewayMetrics(sources: GatewayMetricsSources) {
   const processMetrics = registerProcessMetrics(registry, { database: sources.database });
   return {
     registry,
+    /** Told every /readyz answer. */
+    onReadiness: readinessMetrics(registry),
     observeRequest(event: { route: string; method: string; status: number; seconds: number; outcome?: string }) {
       http.record(event);
       if (event.outcome) decisions.inc({ outcome: event.outcome });

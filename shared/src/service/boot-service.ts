@@ -6,6 +6,7 @@ import { migrate } from "../db/migrate";
 import { createLogger } from "../observability/logger";
 import { httpMetrics } from "../observability/metrics";
 import { registerProcessMetrics } from "../observability/process-metrics";
+import { readinessMetrics } from "../observability/readiness-metrics";
 import { signingKeyFrom } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
@@ -47,7 +48,8 @@ export async function bootService(service: ServiceDefinition, source: Record<str
   let draining = false;
   const metrics = httpMetrics();
   const processMetrics = registerProcessMetrics(metrics.registry, { database: database.pool });
-  const app = service.createApp({ sql: database.sql, signingKey: signingKeyFrom(config.signingKey), logger, isDraining: () => draining, metrics });
+  const onReadiness = readinessMetrics(metrics.registry);
+  const app = service.createApp({ sql: database.sql, signingKey: signingKeyFrom(config.signingKey), logger, isDraining: () => draining, metrics, onReadiness });
   return {
     logger,
     shutdownGraceMs: config.shutdownGraceMs,

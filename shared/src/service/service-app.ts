@@ -17,6 +17,8 @@ export interface ServiceDeps {
   isDraining: () => boolean;
   /** The process's registry, with its process and pool metrics; absent in tests that build the app alone. */
   metrics?: HttpMetrics;
+  /** Told every /readyz answer, for the readiness metrics. */
+  onReadiness?: (ready: boolean) => void;
 }
 
 /**
@@ -31,6 +33,6 @@ export function serviceApp(deps: ServiceDeps, options: { validationCode: "valida
     .use(requestMetrics({ validationCode: options.validationCode, metrics: deps.metrics }))
     .use(errorHandler({ validationCode: options.validationCode, logger: deps.logger }))
     .use(jsonBodies())
-    .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining }))
+    .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining, onReadiness: deps.onReadiness }))
     .use(requirePrincipal(deps.signingKey));
 }
