@@ -58,7 +58,7 @@ export function createGatewayMetrics(sources: GatewayMetricsSources) {
       return LIMITER_MODES.map((name) => ({ labels: { mode: name }, value: name === current ? 1 : 0 }));
     },
   );
-  if (redis) registry.collect("redis_connections_open", "Connections to Redis (each node of a cluster) that are open.", "gauge", () => openRedisConnections(redis));
+  registry.collect("redis_connections_open", "Connections to Redis (each node of a cluster) that are open; 0 without Redis.", "gauge", () => (redis ? openRedisConnections(redis) : 0));
   const processMetrics = registerProcessMetrics(registry, { database: sources.database });
   return {
     registry,
