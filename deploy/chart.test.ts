@@ -745,7 +745,7 @@ describe.skipIf(!helm)("the workspace-api Helm chart", () => {
         "process_resident_memory_bytes",
         "process_heap_used_bytes",
         "process_event_loop_delay_seconds_bucket",
-        "process_gc_pause_seconds_sum",
+        "process_gc_duration_seconds_sum",
       ]) {
         expect(metrics).toContain(metric);
       }

@@ -28,7 +28,7 @@ function runtimeOf(): { runtime: string; version: string } {
 
 /**
  * Process metrics every process exports, the same on Bun and Deno: memory,
- * CPU, event-loop delay, garbage-collection pauses and, when it has one, the
+ * CPU, event-loop delay, garbage collections and, when it has one, the
  * state of its Postgres pool. The timers are unref'd: they never keep a
  * process alive. Call the returned `stop` when the process closes.
  */
@@ -41,9 +41,14 @@ export function registerProcessMetrics(registry: MetricsRegistry, options: { dat
     const { user, system } = process.cpuUsage();
     return (user + system) / 1e6;
   });
-  registry.collect("process_resident_memory_bytes", "Resident memory size, in bytes.", "gauge", () => process.memoryUsage().rss);
-  registry.collect("process_heap_used_bytes", "JavaScript heap in use, in bytes.", "gauge", () => process.memoryUsage().heapUsed);
-  registry.collect("process_heap_total_bytes", "JavaScript heap reserved, in bytes.", "gauge", () => process.memoryUsage().heapTotal);
+  // One reading per scrape, so that the three figures agree with each other.
+  let memory = process.memoryUsage();
+  registry.beforeExpose(() => {
+    memory = process.memoryUsage();
+  });
+  registry.collect("process_resident_memory_bytes", "Resident memory size, in bytes.", "gauge", () => memory.rss);
+  registry.collect("process_heap_used_bytes", "JavaScript heap in use, in bytes.", "gauge", () => memory.heapUsed);
+  registry.collect("process_heap_total_bytes", "JavaScript heap reserved, in bytes.", "gauge", () => memory.heapTotal);
 
   const loopDelay = registry.histogram(
     "process_event_loop_delay_seconds",
@@ -59,10 +64,15 @@ export function registerProcessMetrics(registry: MetricsRegistry, options: { dat
   }, EVENT_LOOP_SAMPLE_MS);
   sampler.unref();
 
-  const gcPauses = registry.histogram("process_gc_pause_seconds", "Garbage collections and their duration, in seconds, by kind (minor, major, incremental, weakcb).", ["kind"], GC_BUCKETS);
+  const gcDurations = registry.histogram(
+    "process_gc_duration_seconds",
+    "Garbage collections and how long each took, in seconds, by kind (minor, major, incremental, weakcb). V8 (Deno) pauses for most of it; JavaScriptCore (Bun) runs part of it concurrently, so there it bounds the pause from above.",
+    ["kind"],
+    GC_BUCKETS,
+  );
   const gc = gcProfiler();
   const drainGc = () => {
-    for (const pause of gc.drain()) gcPauses.observe({ kind: pause.kind }, pause.seconds);
+    for (const collection of gc.drain()) gcDurations.observe({ kind: collection.kind }, collection.seconds);
   };
   registry.beforeExpose(drainGc);
   const gcTimer = setInterval(drainGc, GC_DRAIN_MS);

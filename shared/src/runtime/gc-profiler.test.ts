@@ -26,8 +26,9 @@ function expectPlausible(output: string): void {
   const { wall, pauses } = JSON.parse(output) as { wall: number; pauses: { kind: string; seconds: number }[] };
   const total = pauses.reduce((sum, pause) => sum + pause.seconds, 0);
   expect(pauses.map((pause) => pause.kind)).toContain("major");
+  // A wrong unit is off by a thousand; concurrent collection work may add a little on Bun.
   expect(total).toBeGreaterThan(wall * 0.3);
-  expect(total).toBeLessThan(wall * 1.1 + 0.002);
+  expect(total).toBeLessThan(wall * 2 + 0.01);
 }
 
 describe("gcProfiler", () => {

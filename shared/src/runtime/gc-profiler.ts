@@ -20,7 +20,7 @@ function kindOf(gcType: string): GcKind {
   return "other";
 }
 
-export interface GcPause {
+export interface GcCollection {
   kind: GcKind;
   seconds: number;
 }
@@ -34,7 +34,7 @@ export function gcProfiler() {
   let profiler: GCProfiler | undefined = new GCProfiler();
   profiler.start();
   return {
-    drain(): GcPause[] {
+    drain(): GcCollection[] {
       if (!profiler) return [];
       const result = profiler.stop();
       profiler.start();
