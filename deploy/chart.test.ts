@@ -114,9 +114,10 @@ describe.skipIf(!helm)("the workspace-api Helm chart", () => {
   });
 
   describe("validation against Kubernetes", () => {
-    test("helm lint --strict passes with the default values and with the production values", () => {
+    test("helm lint --strict passes with the default values, the production values and every option set", () => {
       expect(helm!.lint()).toContain("0 chart(s) failed");
       expect(helm!.lint([productionValues])).toContain("0 chart(s) failed");
+      expect(helm!.lint([productionValues, everyOptionValues])).toContain("0 chart(s) failed");
     });
 
     test("every rendered object, default and production, is valid against its kubernetes-models schema", async () => {
