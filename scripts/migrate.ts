@@ -9,9 +9,9 @@ import { calendarService } from "../services/calendar/src/definition";
  * `bun scripts/migrate.ts [gateway] [pages] [calendar]`, all of them by default.
  */
 const all = {
-  gateway: { migrations: gatewayMigrations, extensions: {} },
-  pages: { migrations: pagesService.migrations, extensions: pagesService.embeddedExtensions ?? {} },
-  calendar: { migrations: calendarService.migrations, extensions: calendarService.embeddedExtensions ?? {} },
+  gateway: { migrations: gatewayMigrations, extensions: undefined },
+  pages: { migrations: pagesService.migrations, extensions: pagesService.embeddedExtensions },
+  calendar: { migrations: calendarService.migrations, extensions: calendarService.embeddedExtensions },
 };
 const chosen = process.argv.slice(2);
 const names = (chosen.length ? chosen : Object.keys(all)) as (keyof typeof all)[];

@@ -27,7 +27,7 @@ import {
 import { requestMetrics } from "../../shared/src/observability/request-metrics";
 import { createApp } from "../../services/pages/src/app";
 import { pagesService } from "../../services/pages/src/definition";
-import { pageService } from "../../services/pages/src/pages/service";
+import { getPage } from "../../services/pages/src/pages/service";
 import { testStorage } from "../../tests/harness/database";
 import postgres from "postgres";
 
@@ -75,7 +75,7 @@ try {
     if (Date.now() - signedAt > 20_000) [token, signedAt] = [signPrincipal(principal, { method: "GET", path }, key), Date.now()];
     return new Request(url, { headers: { "x-workspace-principal": token, "x-request-id": randomUUID() } });
   };
-  const pages = pageService(sql);
+  const pages = { get: (p: Principal, id: string) => getPage(sql, p, id) };
   const logger = createLogger("pages", "warn");
   const COMMON = { 401: ErrorObject, 403: ErrorObject, 429: ErrorObject, 500: ErrorObject, 503: ErrorObject } as const;
   const route = { params: t.Object({ id: t.String() }), response: { 200: Page, 404: ErrorObject, ...COMMON } };

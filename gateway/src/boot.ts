@@ -72,7 +72,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     limiter = createMemoryLimiter(suspension, epochs);
   }
 
-  const metrics = createGatewayMetrics(limiterStats);
+  const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis, database: database.pool });
   let draining = false;
   const upstreamReady = (base: string) => async () => {
     const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1500) });
@@ -111,6 +111,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     logger,
     documentation: documentationRoutes(),
     metrics: metrics.registry,
+    onReadiness: metrics.onReadiness,
   });
 
   return {
@@ -127,6 +128,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       draining = true;
     },
     async close() {
+      metrics.stop();
       await limiter.close();
       redis?.disconnect();
       await database.close();

@@ -30,5 +30,7 @@ export * from "./service/boot-service";
 export * from "./schemas/pages";
 export * from "./schemas/calendar";
 export * from "./observability/metrics";
+export * from "./observability/process-metrics";
+export * from "./observability/readiness-metrics";
 export * from "./http/concurrency-gate";
 export * from "./db/read-list";

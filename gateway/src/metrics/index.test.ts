@@ -8,7 +8,7 @@ const scrape = (metrics: ReturnType<typeof createGatewayMetrics>) => parsePromet
 
 describe("gateway metrics", () => {
   test("when requests, decisions and upstream errors are observed, then each is exported under its labels", () => {
-    const metrics = createGatewayMetrics(createLimiterStats());
+    const metrics = createGatewayMetrics({ limiterStats: createLimiterStats(), failureMode: "open" });
     metrics.observeRequest({ route: "listPages", method: "GET", status: 200, seconds: 0.02, outcome: "allowed" });
     metrics.observeRequest({ route: "listPages", method: "GET", status: 429, seconds: 0.001, outcome: "limited" });
     metrics.observeRequest({ route: "unmatched", method: "GET", status: 404, seconds: 0.001 });
@@ -19,11 +19,12 @@ describe("gateway metrics", () => {
     expect(sampleValue(families, "ratelimit_decisions_total", { outcome: "limited" })).toBe(1);
     expect(sampleValue(families, "upstream_errors_total", { service: "calendar", kind: "timeout" })).toBe(1);
     expect(sampleValue(families, "http_request_duration_seconds_count", { route: "listPages" })).toBe(2);
+    metrics.stop();
   });
 
   test("when the limiter's Redis state changes, then the gauge and counters follow at scrape time", () => {
     const stats = createLimiterStats();
-    const metrics = createGatewayMetrics(stats);
+    const metrics = createGatewayMetrics({ limiterStats: stats, failureMode: "open", redis: { status: "ready" } });
     expect(sampleValue(scrape(metrics), "ratelimit_redis_degraded")).toBe(0);
     stats.degraded = true;
     stats.outages = 1;
@@ -32,6 +33,30 @@ describe("gateway metrics", () => {
     expect(sampleValue(families, "ratelimit_redis_degraded")).toBe(1);
     expect(sampleValue(families, "ratelimit_redis_outages_total")).toBe(1);
     expect(sampleValue(families, "ratelimit_fallback_decisions_total")).toBe(7);
+    metrics.stop();
+  });
+
+  test("when Redis becomes unreachable, then the limiter's mode moves from redis to fallback (open) or refusing (closed)", () => {
+    const modes = (metrics: ReturnType<typeof createGatewayMetrics>) =>
+      Object.fromEntries(scrape(metrics).get("ratelimit_limiter_mode")!.samples.map((sample) => [sample.labels.mode, sample.value]));
+    const stats = createLimiterStats();
+    const open = createGatewayMetrics({ limiterStats: stats, failureMode: "open", redis: { status: "ready" } });
+    const closed = createGatewayMetrics({ limiterStats: stats, failureMode: "closed", redis: { status: "ready" } });
+    expect(modes(open)).toEqual({ redis: 1, fallback: 0, refusing: 0, memory: 0 });
+    stats.degraded = true;
+    expect(modes(open)).toEqual({ redis: 0, fallback: 1, refusing: 0, memory: 0 });
+    expect(modes(closed)).toEqual({ redis: 0, fallback: 0, refusing: 1, memory: 0 });
+    const withoutRedis = createGatewayMetrics({ limiterStats: createLimiterStats(), failureMode: "open" });
+    expect(modes(withoutRedis)).toEqual({ redis: 0, fallback: 0, refusing: 0, memory: 1 });
+    expect(sampleValue(scrape(withoutRedis), "redis_connections_open")).toBe(0);
+    for (const metrics of [open, closed, withoutRedis]) metrics.stop();
+  });
+
+  test("when the client is a cluster, then every node with an open connection counts", () => {
+    const nodes = [{ status: "ready" }, { status: "connect" }, { status: "reconnecting" }, { status: "end" }];
+    const metrics = createGatewayMetrics({ limiterStats: createLimiterStats(), failureMode: "open", redis: { status: "ready", nodes: () => nodes } });
+    expect(sampleValue(scrape(metrics), "redis_connections_open")).toBe(2);
+    metrics.stop();
   });
 });
 

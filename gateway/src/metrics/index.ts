@@ -1,14 +1,39 @@
-import { httpMetrics, MetricsRegistry, type ServiceName } from "@ws/shared";
+import { httpMetrics, MetricsRegistry, readinessMetrics, registerProcessMetrics, type PoolStats, type ServiceName } from "@ws/shared";
 import type { UpstreamErrorKind } from "../proxy/forward";
 import type { LimiterStats } from "../ratelimit/limiter-stats";
 
+/** The limiter's modes, one series each, the current one at 1. */
+const LIMITER_MODES = ["redis", "fallback", "refusing", "memory"] as const;
+export type LimiterMode = (typeof LIMITER_MODES)[number];
+
+/** What ioredis tells of its connections: a client, or a cluster of them. */
+export interface RedisConnections {
+  status: string;
+  nodes?: (role?: "all") => { status: string }[];
+}
+
+const OPEN_REDIS_STATES = new Set(["connect", "ready"]);
+
+function openRedisConnections(redis: RedisConnections): number {
+  const clients = typeof redis.nodes === "function" ? redis.nodes("all") : [redis];
+  return clients.filter((client) => OPEN_REDIS_STATES.has(client.status)).length;
+}
+
+export interface GatewayMetricsSources {
+  limiterStats: LimiterStats;
+  /** What the limiter does while Redis is unreachable; absent Redis it counts in memory by design. */
+  failureMode: "open" | "closed";
+  redis?: RedisConnections | null;
+  database?: PoolStats;
+}
 
 /**
  * What the gateway exports at `GET /metrics` on its internal port: public API
- * requests by operation, rate-limit decisions, upstream failures and the state
- * of Redis as the limiters saw it.
+ * requests by operation, rate-limit decisions, upstream failures, the state
+ * of Redis as the limiters saw it, and the process metrics.
  */
-export function createGatewayMetrics(limiterStats: LimiterStats) {
+export function createGatewayMetrics(sources: GatewayMetricsSources) {
+  const { limiterStats, failureMode, redis } = sources;
   const registry = new MetricsRegistry();
   const http = httpMetrics(registry);
   const decisions = registry.counter("ratelimit_decisions_total", "Rate-limit decisions on authenticated requests, by outcome.", ["outcome"]);
@@ -18,8 +43,27 @@ export function createGatewayMetrics(limiterStats: LimiterStats) {
   registry.collect("ratelimit_redis_errors_total", "Redis calls of the limiters that failed.", "counter", () => limiterStats.redisErrors);
   registry.collect("ratelimit_fallback_decisions_total", "Decisions taken by the in-memory fallback limiter while Redis was unreachable (open mode).", "counter", () => limiterStats.fallbackDecisions);
   registry.collect("ratelimit_rejected_requests_total", "Requests refused with 503 because Redis was unreachable (closed mode).", "counter", () => limiterStats.rejectedRequests);
+  const mode = (): LimiterMode => {
+    if (!redis) return "memory";
+    if (!limiterStats.degraded) return "redis";
+    return failureMode === "open" ? "fallback" : "refusing";
+  };
+  registry.collectSeries(
+    "ratelimit_limiter_mode",
+    "How the rate limit is counted now, one series per mode at 1 for the current one: redis (shared, exact), fallback (Redis unreachable, per replica), refusing (Redis unreachable, closed mode: 503), memory (no Redis configured).",
+    "gauge",
+    ["mode"],
+    () => {
+      const current = mode();
+      return LIMITER_MODES.map((name) => ({ labels: { mode: name }, value: name === current ? 1 : 0 }));
+    },
+  );
+  registry.collect("redis_connections_open", "Connections to Redis (each node of a cluster) that are open; 0 without Redis.", "gauge", () => (redis ? openRedisConnections(redis) : 0));
+  const processMetrics = registerProcessMetrics(registry, { database: sources.database });
   return {
     registry,
+    /** Told every /readyz answer. */
+    onReadiness: readinessMetrics(registry),
     observeRequest(event: { route: string; method: string; status: number; seconds: number; outcome?: string }) {
       http.record(event);
       if (event.outcome) decisions.inc({ outcome: event.outcome });
@@ -27,6 +71,7 @@ export function createGatewayMetrics(limiterStats: LimiterStats) {
     observeUpstreamError(service: ServiceName, kind: UpstreamErrorKind) {
       upstreamErrors.inc({ service, kind });
     },
+    stop: processMetrics.stop,
   };
 }
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;

@@ -21,17 +21,20 @@ async function run(check: ReadinessCheck): Promise<"ok" | string> {
  * /healthz: the process is alive. /readyz: it can serve — its datastores and
  * upstreams answer, and it is not draining for shutdown.
  */
-export function healthRoutes(options: { checks: Record<string, ReadinessCheck>; isDraining: () => boolean }) {
+export function healthRoutes(options: { checks: Record<string, ReadinessCheck>; isDraining: () => boolean; onReadiness?: (ready: boolean) => void }) {
   return new Elysia()
     .get("/healthz", () => ({ status: "ok" }))
     .get("/readyz", async () => {
-      if (options.isDraining()) throw new ApiError("service_unavailable", "Shutting down.", { details: { draining: true } });
+      if (options.isDraining()) {
+        options.onReadiness?.(false);
+        throw new ApiError("service_unavailable", "Shutting down.", { details: { draining: true } });
+      }
       const names = Object.keys(options.checks);
       const results = await Promise.all(names.map((name) => run(options.checks[name]!)));
       const checks = Object.fromEntries(names.map((name, i) => [name, results[i]]));
-      if (results.some((result) => result !== "ok")) {
-        throw new ApiError("service_unavailable", "Not ready: a dependency is unavailable.", { details: { checks } });
-      }
+      const ready = results.every((result) => result === "ok");
+      options.onReadiness?.(ready);
+      if (!ready) throw new ApiError("service_unavailable", "Not ready: a dependency is unavailable.", { details: { checks } });
       return { status: "ready", checks };
     });
 }

@@ -56,6 +56,7 @@ export interface Histogram {
 
 export class MetricsRegistry {
   private readonly metrics: Metric[] = [];
+  private readonly hooks: (() => void)[] = [];
 
   private register<T extends Metric>(metric: T, labelNames: readonly string[]): T {
     if (!METRIC_NAME.test(metric.name)) throw new Error(`invalid metric name ${metric.name}`);
@@ -89,6 +90,17 @@ export class MetricsRegistry {
   /** A value read at scrape time (a state flag, or a counter kept elsewhere). */
   collect(name: string, help: string, type: "counter" | "gauge", read: () => number): void {
     this.register({ name, help, type, samples: () => [`${name} ${formatValue(read())}`] }, []);
+  }
+
+  /** Several labelled values read at scrape time, e.g. one series per state with the current one at 1. */
+  collectSeries(name: string, help: string, type: "counter" | "gauge", labelNames: readonly string[], read: () => { labels: Labels; value: number }[]): void {
+    const samples = () => read().map(({ labels, value }) => `${name}${labelText(labelNames, valuesOf(labelNames, labels))} ${formatValue(value)}`);
+    this.register({ name, help, type, samples }, labelNames);
+  }
+
+  /** Runs before every exposition: for sources that must be drained into a histogram first. */
+  beforeExpose(hook: () => void): void {
+    this.hooks.push(hook);
   }
 
   histogram(name: string, help: string, labelNames: readonly string[] = [], buckets: readonly number[] = DEFAULT_LATENCY_BUCKETS): Histogram {
@@ -133,6 +145,7 @@ export class MetricsRegistry {
 
   /** The whole registry in the text exposition format, ending with a newline. */
   expose(): string {
+    for (const hook of this.hooks) hook();
     const lines: string[] = [];
     for (const metric of this.metrics) {
       lines.push(`# HELP ${metric.name} ${escapeHelp(metric.help)}`);

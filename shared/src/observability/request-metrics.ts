@@ -22,7 +22,7 @@ export function requestMetrics(options: Pick<ErrorHandlerOptions, "validationCod
       const start = started.get(request);
       if (start === undefined) return;
       const status = errorStatus.get(request) ?? (typeof set.status === "number" ? set.status : 200);
-      // A trailing slash is optional on every path (contract 1): one series per route either way.
+      // A trailing slash is optional on every path: one series per route either way.
       const template = route ? (route.length > 1 && route.endsWith("/") ? route.slice(0, -1) : route) : "unmatched";
       metrics.record({ route: template, method: request.method, status, seconds: (performance.now() - start) / 1000 });
     })

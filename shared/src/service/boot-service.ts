@@ -1,9 +1,12 @@
 import process from "node:process";
 import { databaseConfig, internalSigningKey, logLevel, port, shutdownGraceMs } from "../config/common";
 import { envReader } from "../config/env";
-import { openDatabase, type EmbeddedExtensions } from "../db/database";
+import { openDatabase, type LoadEmbeddedExtensions } from "../db/database";
 import { migrate } from "../db/migrate";
 import { createLogger } from "../observability/logger";
+import { httpMetrics } from "../observability/metrics";
+import { registerProcessMetrics } from "../observability/process-metrics";
+import { readinessMetrics } from "../observability/readiness-metrics";
 import { signingKeyFrom } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
@@ -23,8 +26,8 @@ export interface ServiceDefinition {
   name: string;
   defaultPort: number;
   migrations: URL;
-  /** PGlite extensions the migrations need in embedded mode (pg_trgm, for example). */
-  embeddedExtensions?: EmbeddedExtensions;
+  /** Loads the PGlite extensions the migrations need in embedded mode (pg_trgm, for example). */
+  embeddedExtensions?: LoadEmbeddedExtensions;
   createApp(deps: ServiceDeps): { handle(request: Request): Promise<Response> };
 }
 
@@ -43,7 +46,10 @@ export async function bootService(service: ServiceDefinition, source: Record<str
   const database = await openDatabase(config.database, service.embeddedExtensions);
   if (config.migrateOnStart) await migrate(database.sql, service.name, service.migrations);
   let draining = false;
-  const app = service.createApp({ sql: database.sql, signingKey: signingKeyFrom(config.signingKey), logger, isDraining: () => draining });
+  const metrics = httpMetrics();
+  const processMetrics = registerProcessMetrics(metrics.registry, { database: database.pool });
+  const onReadiness = readinessMetrics(metrics.registry);
+  const app = service.createApp({ sql: database.sql, signingKey: signingKeyFrom(config.signingKey), logger, isDraining: () => draining, metrics, onReadiness });
   return {
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
@@ -51,6 +57,9 @@ export async function bootService(service: ServiceDefinition, source: Record<str
     beginDrain: () => {
       draining = true;
     },
-    close: () => database.close(),
+    close: async () => {
+      processMetrics.stop();
+      await database.close();
+    },
   };
 }

@@ -5,6 +5,7 @@ import { healthRoutes } from "../http/health";
 import { jsonBodies } from "../http/json-body";
 import { requirePrincipal } from "../http/require-principal";
 import type { Logger } from "../observability/logger";
+import type { HttpMetrics } from "../observability/metrics";
 import { requestMetrics } from "../observability/request-metrics";
 import type { PublicHandlers, ServiceOperationId } from "../operations/public-operations";
 import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operation";
@@ -17,6 +18,10 @@ export interface ServiceDeps {
   signingKey: SigningKey;
   logger: Logger;
   isDraining: () => boolean;
+  /** The process's registry, with its process and pool metrics; absent in tests that build the app alone. */
+  metrics?: HttpMetrics;
+  /** Told every /readyz answer, for the readiness metrics. */
+  onReadiness?: (ready: boolean) => void;
 }
 
 /**
@@ -30,10 +35,10 @@ export interface ServiceDeps {
 export function serviceApp<Service extends ServiceName>(deps: ServiceDeps, service: Service, handlers: PublicHandlers<ServiceOperationId<Service>>) {
   const { validationCode } = PUBLIC_SERVICES[service];
   const app = new Elysia({ normalize: "typebox" })
-    .use(requestMetrics({ validationCode }))
+    .use(requestMetrics({ validationCode, metrics: deps.metrics }))
     .use(errorHandler({ validationCode, logger: deps.logger }))
     .use(jsonBodies())
-    .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining }))
+    .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining, onReadiness: deps.onReadiness }))
     .use(requirePrincipal(deps.signingKey));
   return serveOperations(app, service, handlers);
 }

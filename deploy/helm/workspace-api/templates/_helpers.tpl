@@ -54,18 +54,67 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 {{- end -}}
 
-{{/* Image reference. Call with (dict "root" $ "image" .Values.gateway.image). */}}
+{{/* The image every component runs. */}}
 {{- define "workspace-api.image" -}}
-{{- $registry := .root.Values.image.registry | trimSuffix "/" -}}
-{{- $repository := .image.repository -}}
-{{- if $registry -}}
-{{- $repository = printf "%s/%s" $registry $repository -}}
+{{- $image := .Values.image -}}
+{{- $repository := $image.repository -}}
+{{- with $image.registry | trimSuffix "/" -}}
+{{- $repository = printf "%s/%s" . $repository -}}
 {{- end -}}
-{{- if .image.digest -}}
-{{- printf "%s@%s" $repository .image.digest -}}
+{{- if $image.digest -}}
+{{- printf "%s@%s" $repository $image.digest -}}
 {{- else -}}
-{{- printf "%s:%s" $repository (.image.tag | default .root.Values.image.tag | default .root.Chart.AppVersion) -}}
+{{- printf "%s:%s" $repository ($image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+What each component runs in the image: the npm scripts start:gateway,
+start:pages, start:calendar and migrate of package.json, as JSON
+{"command": [...], "env": {...}} (a test keeps them equal). The gateway's
+flags and forceRAMSize make JavaScriptCore collect garbage sooner (bench/).
+*/}}
+{{- define "workspace-api.run" -}}
+{{- $runs := dict
+  "gateway" (dict "command" (list "bun" "--smol" "--max-http-header-size=1048576" "gateway/src/main.bun.ts") "env" (dict "BUN_JSC_forceRAMSize" "268435456"))
+  "pages" (dict "command" (list "bun" "services/pages/src/main.bun.ts") "env" (dict))
+  "calendar" (dict "command" (list "bun" "services/calendar/src/main.bun.ts") "env" (dict))
+  "migrate" (dict "command" (list "bun" "scripts/migrate.ts") "env" (dict))
+  "test" (dict "command" (list "bun" "scripts/smoke-check.ts") "env" (dict))
+-}}
+{{- index $runs . | toJson -}}
+{{- end -}}
+
+{{/* The Secret holding a component's DATABASE_URL: its own, or the shared one. Call with (dict "root" $ "name" "pages"). */}}
+{{- define "workspace-api.databaseSecret" -}}
+{{- $own := (index .root.Values .name).database.secret -}}
+{{- if $own.name -}}
+{{- toJson $own -}}
+{{- else -}}
+{{- toJson .root.Values.secrets.databaseUrl -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The migration Job's steps: the components grouped by the Secret of their
+DATABASE_URL, in component order, as a JSON list of {"secret", "components"}.
+*/}}
+{{- define "workspace-api.migrationSteps" -}}
+{{- $steps := list -}}
+{{- range $name := splitList " " (include "workspace-api.components" $) -}}
+{{- $secret := include "workspace-api.databaseSecret" (dict "root" $ "name" $name) | fromJson -}}
+{{- $found := false -}}
+{{- range $step := $steps -}}
+{{- if and (not $found) (eq (toJson $step.secret) (toJson $secret)) -}}
+{{- $_ := set $step "components" (append $step.components $name) -}}
+{{- $found = true -}}
+{{- end -}}
+{{- end -}}
+{{- if not $found -}}
+{{- $steps = append $steps (dict "secret" $secret "components" (list $name)) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $steps -}}
 {{- end -}}
 
 {{/* An env entry read from an existing Secret. Call with (dict "env" "DATABASE_URL" "ref" .Values.secrets.databaseUrl). */}}
@@ -102,26 +151,56 @@ controller but keep their pool until they exit).
 {{- add $pods (mul 2 (int $surge)) -}}
 {{- end -}}
 
-{{/* Worst-case number of Postgres connections the release can open. */}}
-{{- define "workspace-api.maxDatabaseConnections" -}}
-{{- $total := 0 -}}
+{{/* Worst-case Postgres connections of one component: its most pods times its pool. Call with (dict "root" $ "name" "pages"). */}}
+{{- define "workspace-api.componentConnections" -}}
+{{- mul (include "workspace-api.maxPods" .) (int (index .root.Values .name).dbPoolMax) -}}
+{{- end -}}
+
+{{/*
+The Postgres servers the release connects to, each with its budget and the
+worst case its pools can open, as a JSON list of {"name", "max", "reserved",
+"connections", "components"}. "shared" holds every component without a
+database.maxConnections of its own; each other component is a server of its
+own. The migration Job counts on every server it migrates.
+*/}}
+{{- define "workspace-api.databaseServers" -}}
+{{- $shared := dict "name" "shared" "max" (int .Values.database.maxConnections) "reserved" (int .Values.database.reservedConnections) "connections" 0 "components" (list) -}}
+{{- $servers := list $shared -}}
 {{- range $name := splitList " " (include "workspace-api.components" $) -}}
 {{- $c := index $.Values $name -}}
-{{- $total = add $total (mul (include "workspace-api.maxPods" (dict "root" $ "name" $name) | int) (int $c.dbPoolMax)) -}}
+{{- $connections := include "workspace-api.componentConnections" (dict "root" $ "name" $name) | int -}}
+{{- if gt (int $c.database.maxConnections) 0 -}}
+{{- $servers = append $servers (dict "name" $name "max" (int $c.database.maxConnections) "reserved" (int $c.database.reservedConnections) "connections" $connections "components" (list $name)) -}}
+{{- else -}}
+{{- $_ := set $shared "connections" (add $shared.connections $connections) -}}
+{{- $_ := set $shared "components" (append $shared.components $name) -}}
 {{- end -}}
-{{- if .Values.migrations.enabled -}}
-{{- $total = add $total (int .Values.migrations.dbPoolMax) -}}
 {{- end -}}
-{{- $total -}}
+{{- $result := list -}}
+{{- range $server := $servers -}}
+{{- if $server.components -}}
+{{- if $.Values.migrations.enabled -}}
+{{- $_ := set $server "connections" (add $server.connections (int $.Values.migrations.dbPoolMax)) -}}
+{{- end -}}
+{{- $result = append $result $server -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $result -}}
 {{- end -}}
 
 {{/* Fails the render on combinations that would not work; included by the ConfigMap, which is always rendered. */}}
 {{- define "workspace-api.validate" -}}
-{{- if not .Values.secrets.databaseUrl.name -}}
-{{- fail "secrets.databaseUrl.name is required: in Kubernetes DATABASE_URL must point at an external Postgres" -}}
+{{- range $name := splitList " " (include "workspace-api.components" .) -}}
+{{- $secret := include "workspace-api.databaseSecret" (dict "root" $ "name" $name) | fromJson -}}
+{{- if not $secret.name -}}
+{{- fail (printf "secrets.databaseUrl.name (or %s.database.secret.name) is required: in Kubernetes DATABASE_URL must point at an external Postgres" $name) -}}
+{{- end -}}
 {{- end -}}
 {{- if not .Values.secrets.internalSigningKey.name -}}
 {{- fail "secrets.internalSigningKey.name is required: the gateway signs principals with it and the services verify them" -}}
+{{- end -}}
+{{- if and .Values.metrics.serviceMonitor.enabled .Values.metrics.podMonitor.enabled -}}
+{{- fail "metrics.serviceMonitor and metrics.podMonitor are both enabled: every target would be scraped twice; enable one" -}}
 {{- end -}}
 {{- $gw := .Values.gateway -}}
 {{- if and (not .Values.secrets.redisUrl.name) (or $gw.autoscaling.enabled (gt (int $gw.replicaCount) 1)) -}}
@@ -133,12 +212,57 @@ controller but keep their pool until they exit).
 {{- fail (printf "%s.autoscaling.minReplicas must not exceed maxReplicas" $name) -}}
 {{- end -}}
 {{- end -}}
-{{- $max := int .Values.database.maxConnections -}}
+{{- range $server := include "workspace-api.databaseServers" . | fromJsonArray -}}
+{{- $max := int $server.max -}}
 {{- if gt $max 0 -}}
-{{- $budget := sub $max (int .Values.database.reservedConnections) -}}
-{{- $worst := include "workspace-api.maxDatabaseConnections" . | int -}}
+{{- $budget := sub $max (int $server.reserved) -}}
+{{- $worst := int $server.connections -}}
 {{- if gt $worst $budget -}}
-{{- fail (printf "Postgres connections: the pools can open %d connections at peak (every Deployment at its maximum size plus two rolling-update surges, times its dbPoolMax, plus migrations), more than database.maxConnections %d - database.reservedConnections %d = %d. Lower dbPoolMax or maxReplicas, or raise max_connections (see deploy/README.md, Scaling)." $worst $max (int .Values.database.reservedConnections) $budget) -}}
+{{- $where := ternary "database" (printf "%s.database" $server.name) (eq $server.name "shared") -}}
+{{- fail (printf "Postgres connections (%s server: %s): the pools can open %d connections at peak (every Deployment at its maximum size plus two rolling-update surges, times its dbPoolMax, plus migrations), more than %s.maxConnections %d - %s.reservedConnections %d = %d. Lower dbPoolMax or maxReplicas, or raise max_connections (see deploy/README.md, Scaling)." $server.name (join ", " $server.components) $worst $where $max $where (int $server.reserved) $budget) -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* One migration step: `bun scripts/migrate.ts <components>` with their DATABASE_URL. Call with (dict "root" $ "step" $step "run" $run "name" "migrate"). */}}
+{{- define "workspace-api.migrationContainer" -}}
+{{- $root := .root -}}
+{{- $m := $root.Values.migrations -}}
+- name: {{ .name }}
+  image: {{ include "workspace-api.image" $root | quote }}
+  imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+  command:
+    {{- toYaml (concat .run.command .step.components) | nindent 4 }}
+  env:
+    - name: DB_POOL_MAX
+      value: {{ $m.dbPoolMax | quote }}
+    - name: LOG_LEVEL
+      value: {{ $root.Values.config.logLevel | quote }}
+    {{- include "workspace-api.secretEnv" (dict "env" "DATABASE_URL" "ref" .step.secret) | nindent 4 }}
+  resources:
+    {{- toYaml $m.resources | nindent 4 }}
+  securityContext:
+    {{- toYaml $root.Values.containerSecurityContext | nindent 4 }}
+  volumeMounts:
+    - name: tmp
+      mountPath: /tmp
+    {{- with $m.extraVolumeMounts }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+{{- end -}}
+
+{{/* Target labels the dashboard and the alert rules select on: the component and the release of each pod. */}}
+{{- define "workspace-api.targetRelabelings" -}}
+- sourceLabels: [__meta_kubernetes_pod_label_app_kubernetes_io_component]
+  targetLabel: component
+- sourceLabels: [__meta_kubernetes_pod_label_app_kubernetes_io_instance]
+  targetLabel: release
+{{- end -}}
+
+{{/* A map of annotations or node labels with every value quoted: YAML would read true or 1 as a boolean or a number, which Kubernetes refuses. */}}
+{{- define "workspace-api.stringMap" -}}
+{{- range $key, $value := . }}
+{{ $key | quote }}: {{ $value | toString | quote }}
 {{- end -}}
 {{- end -}}

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import {
   PRINCIPAL_HEADER,
   createLogger,
@@ -15,6 +14,7 @@ import {
   type Principal,
 } from "@ws/shared";
 import { createApp } from "../app";
+import { pagesService } from "../definition";
 
 const key = signingKeyFrom("unit-test-signing-key-unit-test-signing-key");
 let database: Database;
@@ -23,10 +23,10 @@ let app: ReturnType<typeof createApp>;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "pages-unit-"));
-  database = await openDatabase({ dataDir, poolMax: 4 }, { pg_trgm });
+  database = await openDatabase({ dataDir, poolMax: 4 }, pagesService.embeddedExtensions);
   await migrate(database.sql, "pages", new URL("../migrations/", import.meta.url));
   app = createApp({ sql: database.sql, signingKey: key, logger: createLogger("pages", "error"), isDraining: () => false });
-});
+}, 120_000);
 
 afterAll(async () => {
   await database.close();

@@ -1,0 +1,54 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { testStorage, type TestStorage } from "../../../tests/harness/database";
+import { openDatabase, type Database } from "./database";
+
+const storages: TestStorage[] = [];
+afterAll(async () => {
+  for (const storage of storages) await storage.dispose();
+});
+
+/** A fresh database: real PostgreSQL when DATABASE_URL is set, else embedded. */
+async function open(poolMax: number, applicationName: string): Promise<Database> {
+  const storage = await testStorage();
+  storages.push(storage);
+  if (!storage.databaseUrl) return openDatabase({ dataDir: join(await mkdtemp(join(tmpdir(), "pool-count-")), "db"), poolMax });
+  const url = new URL(storage.databaseUrl);
+  url.searchParams.set("application_name", applicationName);
+  return openDatabase({ url: url.toString(), dataDir: "", poolMax });
+}
+
+describe("the pool's open connections", () => {
+  test("when queries run in parallel and the pool ends, then the count follows the connections opened and closed", async () => {
+    const name = `pool_count_${process.pid}_${Date.now()}`;
+    const database = await open(3, name);
+    try {
+      expect(database.pool.open()).toBe(0);
+      await Promise.all([1, 2, 3].map(() => database.sql`select pg_sleep(0.05)`));
+      const expected = database.embedded ? 1 : 3;
+      expect(database.pool.open()).toBe(expected);
+      expect(database.pool.max).toBe(expected);
+      if (!database.embedded) {
+        // PostgreSQL agrees: it sees exactly these connections from this pool.
+        const [row] = await database.sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where application_name = ${name}`;
+        expect(row!.n).toBe(3);
+      }
+    } finally {
+      await database.close();
+    }
+    expect(database.pool.open()).toBe(0);
+  }, 60_000);
+
+  test("when the server cannot be reached, then no connection is counted once the attempt fails", async () => {
+    const database = await openDatabase({ url: "postgres://postgres@127.0.0.1:1/none", dataDir: "", poolMax: 2 });
+    try {
+      await expect(database.sql`select 1`).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(database.pool.open()).toBe(0);
+    } finally {
+      await database.close();
+    }
+  });
+});
