@@ -16,6 +16,7 @@ export * from "./db/migrate";
 export * from "./ids/uuid7";
 export * from "./observability/logger";
 export * from "./routes/public-routes";
+export * from "./routes/route-table";
 export * from "./schemas/list";
 export * from "./runtime/runtime";
 export * from "./runtime/lifecycle";

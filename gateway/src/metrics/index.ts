@@ -1,4 +1,5 @@
 import { httpMetrics, MetricsRegistry, type ServiceName } from "@ws/shared";
+import type { AdminAuthFailure } from "../admin/admin-auth";
 import type { UpstreamErrorKind } from "../proxy/forward";
 import type { LimiterStats } from "../ratelimit/limiter-stats";
 
@@ -13,6 +14,11 @@ export function createGatewayMetrics(limiterStats: LimiterStats) {
   const http = httpMetrics(registry);
   const decisions = registry.counter("ratelimit_decisions_total", "Rate-limit decisions on authenticated requests, by outcome.", ["outcome"]);
   const upstreamErrors = registry.counter("upstream_errors_total", "Proxied requests a service did not answer, by service and kind.", ["service", "kind"]);
+  const adminAuthFailures = registry.counter(
+    "admin_auth_failures_total",
+    "Management API requests refused for their admin token, by answer: missing_token and invalid_token (401), throttled (429, the address is past its failure limit).",
+    ["outcome"],
+  );
   registry.collect("ratelimit_redis_degraded", "1 while Redis is unreachable and the limiter runs on its fallback (or refuses, in closed mode).", "gauge", () => (limiterStats.degraded ? 1 : 0));
   registry.collect("ratelimit_redis_outages_total", "Times Redis went from reachable to unreachable.", "counter", () => limiterStats.outages);
   registry.collect("ratelimit_redis_errors_total", "Redis calls of the limiters that failed.", "counter", () => limiterStats.redisErrors);
@@ -26,6 +32,9 @@ export function createGatewayMetrics(limiterStats: LimiterStats) {
     },
     observeUpstreamError(service: ServiceName, kind: UpstreamErrorKind) {
       upstreamErrors.inc({ service, kind });
+    },
+    observeAdminAuthFailure(outcome: AdminAuthFailure) {
+      adminAuthFailures.inc({ outcome });
     },
   };
 }

@@ -1,5 +1,5 @@
 import process from "node:process";
-import { databaseConfig, internalSigningKey, logLevel, port, shutdownGraceMs } from "../config/common";
+import { databaseConfig, internalSigningKey, listenHost, logLevel, port, previousInternalSigningKey, shutdownGraceMs } from "../config/common";
 import { envReader } from "../config/env";
 import { openDatabase, type EmbeddedExtensions } from "../db/database";
 import { migrate } from "../db/migrate";
@@ -33,9 +33,11 @@ export async function bootService(service: ServiceDefinition, source: Record<str
   const env = envReader(source);
   const config = {
     port: port(env, "PORT", service.defaultPort),
+    host: listenHost(env, "HOST", "0.0.0.0"),
     database: databaseConfig(env, service.name),
     migrateOnStart: env.bool("MIGRATE_ON_START", true),
     signingKey: internalSigningKey(env),
+    previousSigningKey: previousInternalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),
   };
@@ -43,11 +45,12 @@ export async function bootService(service: ServiceDefinition, source: Record<str
   const database = await openDatabase(config.database, service.embeddedExtensions);
   if (config.migrateOnStart) await migrate(database.sql, service.name, service.migrations);
   let draining = false;
-  const app = service.createApp({ sql: database.sql, signingKey: signingKeyFrom(config.signingKey), logger, isDraining: () => draining });
+  const principalKeys = [config.signingKey, config.previousSigningKey].filter((secret) => secret !== undefined).map(signingKeyFrom);
+  const app = service.createApp({ sql: database.sql, principalKeys, logger, isDraining: () => draining });
   return {
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
-    listeners: [{ name: service.name, port: config.port, fetch: gatedByPool(app, config.database.poolMax) }],
+    listeners: [{ name: service.name, port: config.port, hostname: config.host, fetch: gatedByPool(app, config.database.poolMax) }],
     beginDrain: () => {
       draining = true;
     },

@@ -6,12 +6,13 @@ import { jsonBodies } from "../http/json-body";
 import { requirePrincipal } from "../http/require-principal";
 import type { Logger } from "../observability/logger";
 import { requestMetrics } from "../observability/request-metrics";
-import type { SigningKey } from "../principal/internal-token";
+import type { VerificationKeys } from "../principal/internal-token";
 
 /** What a resource service's createApp is handed. */
 export interface ServiceDeps {
   sql: Pool;
-  signingKey: SigningKey;
+  /** The keys the internal principal is verified with (current first, then the previous one while rotating). */
+  principalKeys: VerificationKeys;
   logger: Logger;
   isDraining: () => boolean;
 }
@@ -29,5 +30,5 @@ export function serviceApp(deps: ServiceDeps, options: { validationCode: "valida
     .use(errorHandler({ validationCode: options.validationCode, logger: deps.logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining }))
-    .use(requirePrincipal(deps.signingKey));
+    .use(requirePrincipal(deps.principalKeys));
 }

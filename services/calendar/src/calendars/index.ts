@@ -7,7 +7,7 @@ const errors = { 400: ErrorObject, 401: ErrorObject, 403: ErrorObject, 404: Erro
 /** Contract 5 extension: calendars, the containers events go into. */
 export function calendarRoutes(deps: ServiceDeps) {
   return new Elysia({ prefix: "/api/calendar/calendars" })
-    .use(requirePrincipal(deps.signingKey))
+    .use(requirePrincipal(deps.principalKeys))
     .post(
       "/",
       async ({ principal, body, set }) => {

@@ -7,7 +7,7 @@ const errors = { 400: ErrorObject, 401: ErrorObject, 403: ErrorObject, 404: Erro
 /** Spec 4.1 and 4.2: create and list calendar events. */
 export function eventRoutes(deps: ServiceDeps) {
   return new Elysia({ prefix: "/api/calendar/events" })
-    .use(requirePrincipal(deps.signingKey))
+    .use(requirePrincipal(deps.principalKeys))
     .post(
       "/",
       async ({ principal, body, set }) => {

@@ -21,7 +21,7 @@ const COMMON_ERRORS = { 401: ErrorObject, 403: ErrorObject, 429: ErrorObject, 50
 export function pageRoutes(deps: ServiceDeps) {
   const pages = pageService(deps.sql);
   return new Elysia({ name: "pages", prefix: "/v1/new-page" })
-    .use(requirePrincipal(deps.signingKey))
+    .use(requirePrincipal(deps.principalKeys))
     .get("/", ({ principal, query }) => pages.list(principal, query), {
       query: PageListQuery,
       response: { 200: PageList, 422: ErrorObject, ...COMMON_ERRORS },
