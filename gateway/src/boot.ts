@@ -97,6 +97,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
         keyPrefix: config.keyPrefix,
         epochs,
         knownKeys,
+        onLookup: metrics.observeKeyLookup,
         onBackgroundError,
       }),
       limiter,

@@ -39,12 +39,15 @@ export function createAuthenticator(deps: {
   epochs: CredentialEpochs;
   /** Consulted when `beforeLookup` refuses: a key that exists is looked up anyway. */
   knownKeys: KnownKeys;
+  /** Called for every database look-up of a presented key, so guessing shows in metrics. */
+  onLookup?: () => void;
   onBackgroundError?: (error: unknown) => void;
 }) {
   const cache = new Map<string, Credential>();
   const touchedAt = new Map<string, number>();
 
   async function load(digest: Buffer): Promise<Credential> {
+    deps.onLookup?.();
     const row = await findKeyCredential(deps.sql, digest);
     if (!row) throw unauthorized("invalid_token", "The API key is not valid.");
     return {

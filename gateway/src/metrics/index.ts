@@ -14,6 +14,7 @@ export function createGatewayMetrics(limiterStats: LimiterStats) {
   const http = httpMetrics(registry);
   const decisions = registry.counter("ratelimit_decisions_total", "Rate-limit decisions on authenticated requests, by outcome.", ["outcome"]);
   const upstreamErrors = registry.counter("upstream_errors_total", "Proxied requests a service did not answer, by service and kind.", ["service", "kind"]);
+  const keyLookups = registry.counter("auth_key_lookups_total", "Presented API keys looked up in the database (not cached on this replica).");
   const adminAuthFailures = registry.counter(
     "admin_auth_failures_total",
     "Management API requests refused for their admin token, by answer: missing_token and invalid_token (401), throttled (429, the address is past its failure limit).",
@@ -32,6 +33,9 @@ export function createGatewayMetrics(limiterStats: LimiterStats) {
     },
     observeUpstreamError(service: ServiceName, kind: UpstreamErrorKind) {
       upstreamErrors.inc({ service, kind });
+    },
+    observeKeyLookup() {
+      keyLookups.inc();
     },
     observeAdminAuthFailure(outcome: AdminAuthFailure) {
       adminAuthFailures.inc({ outcome });
