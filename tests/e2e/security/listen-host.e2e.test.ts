@@ -81,7 +81,8 @@ describe("listening addresses", () => {
   });
 
   test("when HOST and ADMIN_HOST are set, then the gateway's public and internal listeners and a service bind exactly there", async () => {
-    const [port, adminPort, pagesPort] = await freePortBlock(3).then((base) => [base, base + 1, base + 2]);
+    const port = await freePortBlock(3);
+    const [adminPort, pagesPort] = [port + 1, port + 2];
     const env = await ownEnv();
     const gateway = startChild("gateway", commandFor("gateway", TEST_RUNTIME), { ...runtimeEnv("gateway", TEST_RUNTIME), ...env, HOST: "127.0.0.2", ADMIN_HOST: "127.0.0.3", PORT: String(port), ADMIN_PORT: String(adminPort) }, () => {});
     const pages = startChild("pages", commandFor("pages", TEST_RUNTIME), { ...runtimeEnv("pages", TEST_RUNTIME), ...env, DATA_DIR: `${env.DATA_DIR}/pages-own`, HOST: "127.0.0.2", PORT: String(pagesPort) }, () => {});
