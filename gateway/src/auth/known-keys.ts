@@ -33,7 +33,19 @@ function prefixOf(hash: Uint8Array): bigint {
   return new DataView(hash.buffer, hash.byteOffset, 8).getBigUint64(0);
 }
 
-/** A sorted array of prefixes, and a set of those added since it was last rebuilt. */
+/** Two sorted arrays as one sorted array, in one pass. */
+function mergeSorted(a: BigUint64Array, b: BigUint64Array): BigUint64Array {
+  const out = new BigUint64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = a[i]! <= b[j]! ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
+/** A sorted array of prefixes, and a set of those added since it was last merged into it. */
 function prefixSet(mergeAt: number) {
   let sorted = new BigUint64Array(0);
   let recent = new Set<bigint>();
@@ -53,13 +65,15 @@ function prefixSet(mergeAt: number) {
 
   return {
     has: (value: bigint) => recent.has(value) || inSorted(value),
+    /** Everything at once (the load at start): one sort, not one merge per batch. */
+    replaceAll(values: BigUint64Array) {
+      sorted = values.slice().sort();
+      recent = new Set([...recent].filter((value) => !inSorted(value)));
+    },
     add(values: Iterable<bigint>) {
       for (const value of values) if (!inSorted(value)) recent.add(value);
       if (recent.size < mergeAt) return;
-      const merged = new BigUint64Array(sorted.length + recent.size);
-      merged.set(sorted);
-      merged.set([...recent], sorted.length);
-      sorted = merged.sort();
+      sorted = mergeSorted(sorted, BigUint64Array.from(recent).sort());
       recent = new Set();
     },
     get size() {
@@ -88,13 +102,21 @@ export function createKnownKeys(deps: KnownKeysOptions): KnownKeys & { readonly 
 
   async function loadAll(): Promise<void> {
     const from = await databaseNow(deps.sql);
+    let all = new BigUint64Array(pageSize);
+    let count = 0;
     let after: string | null = null;
     for (;;) {
       const page = await keyHashPrefixesAfter(deps.sql, after, pageSize);
-      prefixes.add(page.map((row) => prefixOf(row.prefix)));
+      if (count + page.length > all.length) {
+        const grown = new BigUint64Array(Math.max(all.length * 2, count + page.length));
+        grown.set(all);
+        all = grown;
+      }
+      for (const row of page) all[count++] = prefixOf(row.prefix);
       if (page.length < pageSize) break;
       after = page.at(-1)!.id;
     }
+    prefixes.replaceAll(all.subarray(0, count));
     syncFrom = new Date(from.getTime() - SYNC_OVERLAP_SECONDS * 1000);
   }
 
