@@ -65,8 +65,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     success: { status: 201, description: "The created page.", schema: Page },
     errors: {
       ...PAGES_BODY_ERRORS,
-      404: "`team_id` names a team that does not exist or is not visible to the key's creator.",
-      422: "`title` is missing, blank, longer than 255 code points or not a string, or `content` or `team_id` has the wrong type; `details.fields` names them.",
+      422: "`title` is missing, blank, longer than 255 code points or not a string, or `content` or `team_id` has the wrong type, or `team_id` names a team the key's creator cannot see (or several teams of the key and none named); `details.fields` names them.",
     },
   },
   {
@@ -129,7 +128,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
     success: { status: 201, description: "The created calendar.", schema: Calendar },
     errors: {
       ...CALENDAR_BODY_ERRORS,
-      404: "`team_id` names a team that does not exist or is not visible to the key's creator.",
+      400: `${CALENDAR_BODY_ERRORS[400]} Also when \`team_id\` names a team the key's creator cannot see, or is missing for a key with several teams.`,
     },
   },
   {
