@@ -34,7 +34,7 @@ function prefixOf(hash: Uint8Array): bigint {
 }
 
 /** Two sorted arrays as one sorted array, in one pass. */
-function mergeSorted(a: BigUint64Array, b: BigUint64Array): BigUint64Array {
+function mergeSorted(a: BigUint64Array, b: BigUint64Array): BigUint64Array<ArrayBuffer> {
   const out = new BigUint64Array(a.length + b.length);
   let i = 0;
   let j = 0;
@@ -47,7 +47,7 @@ function mergeSorted(a: BigUint64Array, b: BigUint64Array): BigUint64Array {
 
 /** A sorted array of prefixes, and a set of those added since it was last merged into it. */
 function prefixSet(mergeAt: number) {
-  let sorted = new BigUint64Array(0);
+  let sorted: BigUint64Array<ArrayBuffer> = new BigUint64Array(0);
   let recent = new Set<bigint>();
 
   function inSorted(value: bigint): boolean {
