@@ -96,13 +96,13 @@ try {
     return pages.get(verified, params.id);
   });
   lines.push(["+ the principal checked with jose in the handler", async () => withJose.handle(signed())]);
-  const withPlugin = new Elysia().use(requirePrincipal(key)).get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id));
+  const withPlugin = new Elysia().use(requirePrincipal([key])).get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id));
   lines.push(["+ as the requirePrincipal plugin instead (onRequest, WeakMap, derive)", async () => withPlugin.handle(signed())]);
-  const withSchemas = new Elysia({ normalize: "typebox" }).use(requirePrincipal(key)).get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id), route);
+  const withSchemas = new Elysia({ normalize: "typebox" }).use(requirePrincipal([key])).get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id), route);
   lines.push(["+ route schemas (params, responses), normalize: typebox", async () => withSchemas.handle(signed())]);
   const withMetrics = new Elysia({ normalize: "typebox" })
     .use(requestMetrics({ validationCode: "validation_error" }))
-    .use(requirePrincipal(key))
+    .use(requirePrincipal([key]))
     .get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id), route);
   lines.push(["+ request metrics (onRequest, onError, onAfterResponse)", async () => withMetrics.handle(signed())]);
   const withAll = new Elysia({ normalize: "typebox" })
@@ -110,10 +110,10 @@ try {
     .use(errorHandler({ validationCode: "validation_error", logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => sql`select 1` }, isDraining: () => false }))
-    .use(requirePrincipal(key))
+    .use(requirePrincipal([key]))
     .get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id), route);
   lines.push(["+ error handler, JSON bodies, health routes", async () => withAll.handle(signed())]);
-  const app = createApp({ sql, signingKey: key, logger, isDraining: () => false });
+  const app = createApp({ sql, principalKeys: [key], logger, isDraining: () => false });
   lines.push(["the pages app itself (createApp: every route of the service)", async () => app.handle(signed())]);
   const gate = concurrencyGate(20);
   lines.push(["+ the concurrency gate (pool size 20): the service as it runs", async () => gate(() => app.handle(signed()))]);

@@ -1,13 +1,22 @@
 import { Elysia } from "elysia";
 import { errorHandler, healthRoutes, jsonBodies, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
+import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
+import { resolveClientAddress } from "./client-address/client-address";
+import type { TrustedProxies } from "./client-address/trusted-proxies";
+import type { AuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
 
 export interface GatewayDeps {
   publicRequests: PublicRequestDeps;
   admin: AdminDeps;
   adminToken: string | undefined;
+  /** Failed admin-token authentications, per client address. */
+  adminAuthFailures: AuthFailureLimiter;
+  onAdminAuthFailure?: (outcome: AdminAuthFailure) => void;
+  /** Peers whose X-Forwarded-For / Forwarded name the client (TRUSTED_PROXIES). */
+  trustedProxies: TrustedProxies;
   readiness: Record<string, ReadinessCheck>;
   isDraining: () => boolean;
   logger: Logger;
@@ -19,7 +28,9 @@ export interface GatewayDeps {
   onReadiness?: (ready: boolean) => void;
 }
 
+/** The client address of each request, as the runtime and the trusted proxies reported it. */
 const clientAddresses = new WeakMap<Request, string>();
+const clientAddressOf = (request: Request) => clientAddresses.get(request) ?? "unknown";
 
 /**
  * The gateway: a public app (every API path goes through authentication, limits
@@ -33,24 +44,35 @@ export function createApp(deps: GatewayDeps) {
     .use(errorHandler({ validationCode: "validation_error", logger: deps.logger }))
     .use(health)
     .use(deps.documentation ?? new Elysia())
-    .all("/*", ({ request }) => handlePublicRequest(request, clientAddresses.get(request)));
+    .all("/*", ({ request }) => handlePublicRequest(request, clientAddressOf(request)));
 
   const adminApp = new Elysia()
     .use(errorHandler({ validationCode: "validation_error", logger: deps.logger }))
     .use(jsonBodies())
     .use(health)
     .get("/metrics", () => (deps.metrics ? deps.metrics.response() : new Response("", { status: 404 })))
-    .use(deps.adminToken ? adminRoutes(deps.admin, deps.adminToken) : new Elysia());
+    .use(
+      deps.adminToken
+        ? adminRoutes(deps.admin, { adminToken: deps.adminToken, failures: deps.adminAuthFailures, clientAddressOf, onFailure: deps.onAdminAuthFailure })
+        : new Elysia(),
+    );
+
+  const remember = (request: Request, peer: string | undefined) => {
+    clientAddresses.set(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
+  };
 
   return {
     publicApp,
     adminApp,
-    /** Fetch handlers that remember the client address the runtime reported. */
-    publicFetch: (request: Request, clientAddress?: string) => {
-      if (clientAddress) clientAddresses.set(request, clientAddress);
+    /** Fetch handlers that remember the client address, from the peer the runtime reported. */
+    publicFetch: (request: Request, peer?: string) => {
+      remember(request, peer);
       return publicApp.handle(request);
     },
-    adminFetch: (request: Request) => adminApp.handle(request),
+    adminFetch: (request: Request, peer?: string) => {
+      remember(request, peer);
+      return adminApp.handle(request);
+    },
   };
 }
 export type GatewayApp = ReturnType<typeof createApp>;

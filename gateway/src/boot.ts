@@ -4,8 +4,9 @@ import { createApp } from "./app";
 import { documentationRoutes } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
 import { createMemoryEpochs, createRedisEpochs, type CredentialEpochs } from "./auth/credential-epochs";
+import { createKnownKeys } from "./auth/known-keys";
 import { loadGatewayConfig, type GatewayConfig } from "./config";
-import { createMemoryAuthFailureLimiter, createRedisAuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
+import { createMemoryAuthFailureLimiter, createRedisAuthFailureLimiter, type FailureKind } from "./ratelimit/auth-failure-limiter";
 import { createLimiterStats, type LimiterStats } from "./ratelimit/limiter-stats";
 import { createMemoryLimiter } from "./ratelimit/memory-limiter";
 import { createRedisLimiter } from "./ratelimit/redis-limiter";
@@ -73,6 +74,16 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
   }
 
   const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis, database: database.pool });
+  const authFailureLimiter = (kind: FailureKind) =>
+    redis
+      ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { stats: limiterStats, kind })
+      : createMemoryAuthFailureLimiter(config.authFailuresPerMinute);
+  const onBackgroundError = (error: unknown) => logger.warn("background write failed", { error: String(error) });
+  const knownKeys = createKnownKeys({
+    sql: database.sql,
+    onError: (error) => logger.warn("loading the hashes of existing keys failed; the next blocked address retries", { error: String(error) }),
+  });
+  knownKeys.start();
   let draining = false;
   const upstreamReady = (base: string) => async () => {
     const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1500) });
@@ -85,12 +96,12 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
         sql: database.sql,
         keyPrefix: config.keyPrefix,
         epochs,
-        onBackgroundError: (error) => logger.warn("background write failed", { error: String(error) }),
+        knownKeys,
+        onLookup: metrics.observeKeyLookup,
+        onBackgroundError,
       }),
       limiter,
-      authFailures: redis
-        ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { stats: limiterStats })
-        : createMemoryAuthFailureLimiter(config.authFailuresPerMinute),
+      authFailures: authFailureLimiter("api-key"),
       signingKey: signingKeyFrom(config.signingKey),
       upstreams: config.upstreams,
       upstreamTimeoutMs: config.upstreamTimeoutMs,
@@ -101,6 +112,9 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     },
     admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix, logger },
     adminToken: config.adminToken,
+    adminAuthFailures: authFailureLimiter("admin-token"),
+    onAdminAuthFailure: metrics.observeAdminAuthFailure,
+    trustedProxies: config.trustedProxies,
     readiness: {
       database: () => database.sql`select 1`,
       ...(redis && config.rateLimitFailureMode === "closed" ? { redis: () => redis.ping() } : {}),
@@ -121,8 +135,8 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     shutdownGraceMs: config.shutdownGraceMs,
     listeners: [
       // The body limit is enforced per route by the gateway; this only caps what the runtime buffers.
-      { name: "public", port: config.port, fetch: app.publicFetch, maxBodyBytes: 64 * 1024 * 1024 },
-      { name: "internal", port: config.adminPort, fetch: app.adminFetch },
+      { name: "public", port: config.port, hostname: config.host, fetch: app.publicFetch, maxBodyBytes: 64 * 1024 * 1024 },
+      { name: "internal", port: config.adminPort, hostname: config.adminHost, fetch: app.adminFetch },
     ],
     beginDrain: () => {
       draining = true;

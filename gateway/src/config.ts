@@ -1,5 +1,15 @@
 import process from "node:process";
-import { ConfigError, databaseConfig, envReader, internalSigningKey, logLevel, port, shutdownGraceMs } from "@ws/shared";
+import { ConfigError, databaseConfig, envReader, internalSigningKey, listenHost, logLevel, port, shutdownGraceMs } from "@ws/shared";
+import { InvalidRangeError, parseTrustedProxies, type TrustedProxies } from "./client-address/trusted-proxies";
+
+function trustedProxies(value: string | undefined): TrustedProxies {
+  try {
+    return parseTrustedProxies(value);
+  } catch (error) {
+    if (error instanceof InvalidRangeError) throw new ConfigError("TRUSTED_PROXIES", `must list IPv4 and IPv6 addresses and CIDR ranges, separated by commas: ${error.message}`);
+    throw error;
+  }
+}
 
 /** Every setting of the gateway, read once at start; a bad value stops the process naming the variable. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env) {
@@ -8,9 +18,13 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
   if (!/^[a-z][a-z0-9]{1,15}$/.test(keyPrefix)) throw new ConfigError("KEY_PREFIX", "must be 2 to 16 lowercase letters or digits, starting with a letter.");
   const adminToken = env.optionalString("ADMIN_TOKEN");
   if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters long.");
+  const host = listenHost(env, "HOST", "0.0.0.0");
   return {
     port: port(env, "PORT", 8080),
+    host,
     adminPort: port(env, "ADMIN_PORT", 8081),
+    adminHost: listenHost(env, "ADMIN_HOST", host),
+    trustedProxies: trustedProxies(env.optionalString("TRUSTED_PROXIES")),
     adminToken,
     database: databaseConfig(env, "gateway"),
     migrateOnStart: env.bool("MIGRATE_ON_START", true),

@@ -49,14 +49,16 @@ export async function launchSystem(options: SystemOptions): Promise<RunningSyste
   const pagesUrl = `http://127.0.0.1:${options.pagesPort}`;
   const calendarUrl = `http://127.0.0.1:${options.calendarPort}`;
   const shared = clean({ ...base, INTERNAL_SIGNING_KEY: signingKey });
+  // Only the gateway faces the network; it reaches the services on this machine.
+  const serviceHost = "127.0.0.1";
   const children: Child[] = [];
   const stop = async () => {
     await Promise.all(children.map((child) => stopChild(child)));
   };
   try {
     const services = [
-      startChild("pages", commandFor("pages", runtime), { ...runtimeEnv("pages", runtime), ...shared, PORT: String(options.pagesPort) }, output),
-      startChild("calendar", commandFor("calendar", runtime), { ...runtimeEnv("calendar", runtime), ...shared, PORT: String(options.calendarPort) }, output),
+      startChild("pages", commandFor("pages", runtime), { ...runtimeEnv("pages", runtime), ...shared, HOST: serviceHost, PORT: String(options.pagesPort) }, output),
+      startChild("calendar", commandFor("calendar", runtime), { ...runtimeEnv("calendar", runtime), ...shared, HOST: serviceHost, PORT: String(options.calendarPort) }, output),
     ];
     children.push(...services);
     const timeout = options.readyTimeoutMs ?? 60_000;

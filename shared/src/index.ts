@@ -19,6 +19,7 @@ export * from "./operations/operation";
 export * from "./operations/mount-operations";
 export * from "./operations/public-operation";
 export * from "./operations/public-operations";
+export * from "./operations/route-table";
 export * from "./schemas/list";
 export * from "./runtime/runtime";
 export * from "./runtime/lifecycle";

@@ -45,7 +45,8 @@ export async function startSystem(options: StartOptions = {}): Promise<TestSyste
     adminPort: base + replicas,
     pagesPort: base + 2 * replicas,
     calendarPort: base + 2 * replicas + 1,
-    env: { LOG_LEVEL: "warn", ...storage.env, REDIS_URL: redisUrl, ADMIN_TOKEN: undefined, ...options.env },
+    // HOST and ADMIN_HOST from the shell would move the listeners away from where the tests connect.
+    env: { LOG_LEVEL: "warn", ...storage.env, REDIS_URL: redisUrl, ADMIN_TOKEN: undefined, HOST: undefined, ADMIN_HOST: undefined, ...options.env },
     // Every test system on one Redis shares the 127.0.0.1 failure counter: only the test of that limit sets it low.
     gatewayEnv: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000000", ...options.gatewayEnv },
     output: options.verbose ? (name, line) => console.log(`[${name}] ${line}`) : undefined,

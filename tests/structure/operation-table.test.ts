@@ -23,7 +23,7 @@ import { createApp as createCalendarApp } from "../../services/calendar/src/app"
 // Building an app opens no connection: this pool is handed over but never queried.
 const sql = postgres("postgres://unused@127.0.0.1:9/unused", { max: 1 });
 afterAll(() => sql.end());
-const deps: ServiceDeps = { sql, signingKey: signingKeyFrom("x".repeat(32)), logger: createLogger("test", "silent"), isDraining: () => false };
+const deps: ServiceDeps = { sql, principalKeys: [signingKeyFrom("x".repeat(32))], logger: createLogger("test", "silent"), isDraining: () => false };
 const SERVICE_APPS: Record<ServiceName, (deps: ServiceDeps) => { routes: { method: string; path: string }[] }> = {
   pages: createPagesApp,
   calendar: createCalendarApp,

@@ -1,6 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
+import { ApiError } from "@ws/shared";
 import { extractKey, unauthorized } from "../auth/extract-credential";
+import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -8,10 +10,43 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Contract 8: the management API takes `Authorization: Bearer $ADMIN_TOKEN`. */
-export function requireAdminToken(adminToken: string) {
-  return new Elysia({ name: "require-admin-token" }).onBeforeHandle({ as: "global" }, ({ request }) => {
-    const token = extractKey(request.headers);
-    if (!sameSecret(token, adminToken)) throw unauthorized("invalid_token", "The admin token is not valid.");
+export type AdminAuthFailure = "missing_token" | "invalid_token" | "throttled";
+
+export interface AdminAuthDeps {
+  adminToken: string;
+  /** Failed admin authentications per client address, counted apart from API keys. */
+  failures: AuthFailureLimiter;
+  clientAddressOf(request: Request): string;
+  /** Once per refused request, with what the client was answered: 401 missing/invalid token, or 429. */
+  onFailure?(outcome: AdminAuthFailure): void;
+}
+
+/**
+ * The management API takes `Authorization: Bearer $ADMIN_TOKEN`. An address past
+ * its failure limit is refused whatever token it sends: were the right token
+ * admitted, a 200 among the 429s would tell a guesser it had found it.
+ */
+export function requireAdminToken(deps: AdminAuthDeps) {
+  return new Elysia({ name: "require-admin-token" }).onBeforeHandle({ as: "global" }, async ({ request }) => {
+    const address = deps.clientAddressOf(request);
+    try {
+      await deps.failures.assertNotBlocked(address);
+    } catch (error) {
+      deps.onFailure?.("throttled");
+      throw error;
+    }
+    try {
+      if (!sameSecret(extractKey(request.headers), deps.adminToken)) throw unauthorized("invalid_token", "The admin token is not valid.");
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 401) throw error;
+      try {
+        await deps.failures.recordFailure(address);
+      } catch (limited) {
+        deps.onFailure?.("throttled");
+        throw limited;
+      }
+      deps.onFailure?.(error.code as AdminAuthFailure);
+      throw error;
+    }
   });
 }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { mountOperations } from "@ws/shared";
 import type { AdminDeps } from "./admin-context";
-import { requireAdminToken } from "./admin-auth";
+import { requireAdminToken, type AdminAuthDeps } from "./admin-auth";
 import { apiKeyOperations } from "./api-keys";
 import { memberOperations } from "./members";
 import { ADMIN_OPERATIONS, ADMIN_PREFIX } from "./operations";
@@ -9,8 +9,8 @@ import { teamOperations } from "./teams";
 import { workspaceOperations } from "./workspaces";
 
 /** The management API, mounted on the internal port only: every operation of its table, behind the admin token. */
-export function adminRoutes(deps: AdminDeps, adminToken: string) {
-  return mountOperations(new Elysia({ prefix: ADMIN_PREFIX }).use(requireAdminToken(adminToken)), ADMIN_OPERATIONS, {
+export function adminRoutes(deps: AdminDeps, auth: AdminAuthDeps) {
+  return mountOperations(new Elysia({ prefix: ADMIN_PREFIX }).use(requireAdminToken(auth)), ADMIN_OPERATIONS, {
     ...workspaceOperations(deps),
     ...teamOperations(deps),
     ...memberOperations(deps),

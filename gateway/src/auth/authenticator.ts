@@ -2,6 +2,7 @@ import type { Pool, Role, Scope } from "@ws/shared";
 import { findKeyCredential, touchApiKey } from "../identity/api-keys";
 import { hashKey, isWellFormedKey } from "../keys/key-format";
 import type { CredentialEpochs } from "./credential-epochs";
+import type { KnownKeys } from "./known-keys";
 import { unauthorized } from "./extract-credential";
 
 /** What the gateway knows about a presented key; cached per replica, keyed by its hash. */
@@ -35,13 +36,18 @@ export function createAuthenticator(deps: {
   sql: Pool;
   keyPrefix: string;
   epochs: CredentialEpochs;
+  /** Consulted when `beforeLookup` refuses: a key that exists is looked up anyway. */
+  knownKeys: KnownKeys;
+  /** Called for every database look-up of a presented key, so guessing shows in metrics. */
+  onLookup?: () => void;
   onBackgroundError?: (error: unknown) => void;
 }) {
   const cache = new Map<string, Credential>();
   const touchedAt = new Map<string, number>();
 
-  async function load(key: string): Promise<Credential> {
-    const row = await findKeyCredential(deps.sql, hashKey(key));
+  async function load(digest: Buffer): Promise<Credential> {
+    deps.onLookup?.();
+    const row = await findKeyCredential(deps.sql, digest);
     if (!row) throw unauthorized("invalid_token", "The API key is not valid.");
     return {
       keyId: row.id,
@@ -76,14 +82,23 @@ export function createAuthenticator(deps: {
     /**
      * Refuses malformed keys without a database look-up; otherwise the cached or
      * stored credential. `beforeLookup` runs only when the database must be asked,
-     * which is where guessed keys go.
+     * which is where guessed keys go. When it refuses (the address is past its
+     * failure limit), only a key that exists goes on to the look-up: a valid key
+     * is never refused, and a guess never reaches the database.
      */
     async authenticate(key: string, beforeLookup?: () => Promise<void>): Promise<Authenticated> {
       if (!isWellFormedKey(key, deps.keyPrefix)) throw unauthorized("invalid_token", "The API key is malformed.");
-      const hash = hashKey(key).toString("hex");
+      const digest = hashKey(key);
+      const hash = digest.toString("hex");
       const cached = cache.get(hash);
-      if (!cached) await beforeLookup?.();
-      const credential = cached ?? (await load(key));
+      if (!cached && beforeLookup) {
+        try {
+          await beforeLookup();
+        } catch (refusal) {
+          if (!(await deps.knownKeys.mightExist(digest))) throw refusal;
+        }
+      }
+      const credential = cached ?? (await load(digest));
       assertUsable(credential);
       return { credential, fresh: !cached, hash };
     },
@@ -97,7 +112,7 @@ export function createAuthenticator(deps: {
       let credential = authenticated.credential;
       if (!authenticated.fresh && credential.epoch !== currentEpoch) {
         cache.delete(authenticated.hash);
-        credential = await load(key);
+        credential = await load(hashKey(key));
         assertUsable(credential);
       }
       if (currentEpoch !== null && BigInt(credential.epoch) > BigInt(currentEpoch)) {

@@ -101,3 +101,24 @@ export async function touchApiKey(sql: Sql, id: string): Promise<void> {
     update api_keys set last_used_at = now()
     where id = ${id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
 }
+
+/** The database's clock, which stamps `created_at`. */
+export async function databaseNow(sql: Sql): Promise<Date> {
+  const [row] = await sql<{ now: Date }[]>`select now() as now`;
+  return row!.now;
+}
+
+/** The first 8 bytes of the hash of each key not revoked, one page in id order. */
+export async function keyHashPrefixesAfter(sql: Sql, afterId: string | null, limit: number): Promise<{ id: string; prefix: Buffer }[]> {
+  return sql<{ id: string; prefix: Buffer }[]>`
+    select id, substring(key_hash from 1 for 8) as prefix from api_keys
+    where revoked_at is null and (${afterId}::uuid is null or id > ${afterId}::uuid)
+    order by id limit ${limit}`;
+}
+
+/** The same for keys created at or after a moment (by the api_keys_created_at_idx index). */
+export async function keyHashPrefixesCreatedSince(sql: Sql, since: Date): Promise<{ prefix: Buffer }[]> {
+  return sql<{ prefix: Buffer }[]>`
+    select substring(key_hash from 1 for 8) as prefix from api_keys
+    where created_at >= ${since} and revoked_at is null`;
+}

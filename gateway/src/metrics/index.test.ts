@@ -60,6 +60,21 @@ describe("gateway metrics", () => {
   });
 });
 
+describe("authentication metrics", () => {
+  test("when keys are looked up and admin tokens refused, then each is counted, the refusals by answer", () => {
+    const metrics = createGatewayMetrics({ limiterStats: createLimiterStats(), failureMode: "open" });
+    metrics.observeKeyLookup();
+    metrics.observeKeyLookup();
+    metrics.observeAdminAuthFailure("invalid_token");
+    metrics.observeAdminAuthFailure("throttled");
+    metrics.observeAdminAuthFailure("throttled");
+    const families = scrape(metrics);
+    expect(sampleValue(families, "auth_key_lookups_total")).toBe(2);
+    expect(sampleValue(families, "admin_auth_failures_total", { outcome: "invalid_token" })).toBe(1);
+    expect(sampleValue(families, "admin_auth_failures_total", { outcome: "throttled" })).toBe(2);
+  });
+});
+
 describe("forward", () => {
   const attempt = async (upstream: string, timeoutMs: number) => {
     const kinds: UpstreamErrorKind[] = [];

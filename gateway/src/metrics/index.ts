@@ -1,4 +1,5 @@
 import { httpMetrics, MetricsRegistry, readinessMetrics, registerProcessMetrics, type PoolStats, type ServiceName } from "@ws/shared";
+import type { AdminAuthFailure } from "../admin/admin-auth";
 import type { UpstreamErrorKind } from "../proxy/forward";
 import type { LimiterStats } from "../ratelimit/limiter-stats";
 
@@ -38,6 +39,12 @@ export function createGatewayMetrics(sources: GatewayMetricsSources) {
   const http = httpMetrics(registry);
   const decisions = registry.counter("ratelimit_decisions_total", "Rate-limit decisions on authenticated requests, by outcome.", ["outcome"]);
   const upstreamErrors = registry.counter("upstream_errors_total", "Proxied requests a service did not answer, by service and kind.", ["service", "kind"]);
+  const keyLookups = registry.counter("auth_key_lookups_total", "Presented API keys looked up in the database (not cached on this replica).");
+  const adminAuthFailures = registry.counter(
+    "admin_auth_failures_total",
+    "Management API requests refused for their admin token, by answer: missing_token and invalid_token (401), throttled (429, the address is past its failure limit).",
+    ["outcome"],
+  );
   registry.collect("ratelimit_redis_degraded", "1 while Redis is unreachable and the limiter runs on its fallback (or refuses, in closed mode).", "gauge", () => (limiterStats.degraded ? 1 : 0));
   registry.collect("ratelimit_redis_outages_total", "Times Redis went from reachable to unreachable.", "counter", () => limiterStats.outages);
   registry.collect("ratelimit_redis_errors_total", "Redis calls of the limiters that failed.", "counter", () => limiterStats.redisErrors);
@@ -72,6 +79,12 @@ export function createGatewayMetrics(sources: GatewayMetricsSources) {
       upstreamErrors.inc({ service, kind });
     },
     stop: processMetrics.stop,
+    observeKeyLookup() {
+      keyLookups.inc();
+    },
+    observeAdminAuthFailure(outcome: AdminAuthFailure) {
+      adminAuthFailures.inc({ outcome });
+    },
   };
 }
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;

@@ -20,4 +20,12 @@ describe("memory auth-failure limiter", () => {
     now = MINUTE_MS + 60_000;
     await limiter.recordFailure("10.0.0.1");
   });
+
+  test("when IPv6 addresses of one /64 fail, then they share one counter, and another /64 has its own", async () => {
+    const limiter = createMemoryAuthFailureLimiter(2, () => MINUTE_MS);
+    await limiter.recordFailure("2001:db8:1:2::1");
+    await limiter.recordFailure("2001:db8:1:2:ffff::2");
+    expect(await limiter.assertNotBlocked("2001:db8:1:2::abcd").catch((caught) => caught)).toBeInstanceOf(ApiError);
+    await limiter.assertNotBlocked("2001:db8:1:3::1");
+  });
 });

@@ -1,13 +1,16 @@
 import { ApiError } from "@ws/shared";
 import type { Cluster, Redis } from "ioredis";
+import { failureCountingUnit } from "../client-address/client-address";
 import { minuteWindows, windowEnd, WINDOW_SECONDS } from "./limiter";
 import type { LimiterStats } from "./limiter-stats";
 import { redisKeys } from "./redis-keys";
 
 /**
- * Contract 7: failed authentication is limited per client address, so keys
- * cannot be guessed at speed. Past the limit a failure answers 429
- * rate_limit_exceeded (with Retry-After) instead of 401.
+ * Failed authentication is limited per client address, so keys cannot be
+ * guessed at speed. Past the limit a failure answers 429 rate_limit_exceeded
+ * (with Retry-After) instead of 401. An IPv6 client is counted by its /64. What
+ * a blocked address may still do is the caller's decision: the public API looks
+ * up keys that exist (auth/known-keys.ts), the management API refuses outright.
  */
 export interface AuthFailureLimiter {
   /** Counts a failed authentication; throws the 429 once the address is past its limit. */
@@ -32,11 +35,11 @@ function tooMany(retryAfter: number): ApiError {
 function limitedBy(counter: FailureCounter, limitPerMinute: number): AuthFailureLimiter {
   return {
     async recordFailure(clientAddress) {
-      const { count, retryAfter } = await counter.increment(clientAddress);
+      const { count, retryAfter } = await counter.increment(failureCountingUnit(clientAddress));
       if (count > limitPerMinute) throw tooMany(retryAfter);
     },
     async assertNotBlocked(clientAddress) {
-      const { count, retryAfter } = await counter.read(clientAddress);
+      const { count, retryAfter } = await counter.read(failureCountingUnit(clientAddress));
       if (count >= limitPerMinute) throw tooMany(retryAfter);
     },
   };
@@ -65,16 +68,19 @@ if count == 1 then redis.call('EXPIREAT', KEYS[1], (math.floor(now / tonumber(AR
 return {count, redis.call('TTL', KEYS[1])}
 `;
 
-function redisCounter(redis: Redis | Cluster): FailureCounter {
+/** Which credential failed: API keys and the admin token are counted apart. */
+export type FailureKind = "api-key" | "admin-token";
+
+function redisCounter(redis: Redis | Cluster, kind: FailureKind): FailureCounter {
   redis.defineCommand("authFailureIncrement", { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
   const increment = (redis as unknown as { authFailureIncrement(key: string, window: number): Promise<[number, number]> }).authFailureIncrement.bind(redis);
   return {
     async increment(clientAddress) {
-      const [count, ttl] = await increment(redisKeys.authFailures(clientAddress), WINDOW_SECONDS);
+      const [count, ttl] = await increment(redisKeys.authFailures(clientAddress, kind), WINDOW_SECONDS);
       return { count: Number(count), retryAfter: Math.max(1, Number(ttl)) };
     },
     async read(clientAddress) {
-      const key = redisKeys.authFailures(clientAddress);
+      const key = redisKeys.authFailures(clientAddress, kind);
       const [[, count], [, ttl]] = (await redis.multi().get(key).ttl(key).exec()) as [[unknown, string | null], [unknown, number]];
       return { count: Number(count ?? 0), retryAfter: Math.max(1, Number(ttl)) };
     },
@@ -90,8 +96,12 @@ export function createMemoryAuthFailureLimiter(limitPerMinute: number, clock: ()
  * in memory (whatever RATE_LIMIT_FAILURE_MODE says: refusing every failed login
  * with 503 would tell an attacker nothing more than a 401).
  */
-export function createRedisAuthFailureLimiter(redis: Redis | Cluster, limitPerMinute: number, options: { stats?: LimiterStats } = {}): AuthFailureLimiter {
-  const primary = redisCounter(redis);
+export function createRedisAuthFailureLimiter(
+  redis: Redis | Cluster,
+  limitPerMinute: number,
+  options: { stats?: LimiterStats; kind?: FailureKind } = {},
+): AuthFailureLimiter {
+  const primary = redisCounter(redis, options.kind ?? "api-key");
   const fallback = memoryCounter(Date.now);
   const resilient = (operation: "increment" | "read"): FailureCounter[typeof operation] => async (clientAddress) => {
     try {

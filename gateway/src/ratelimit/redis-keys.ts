@@ -9,5 +9,6 @@ export const redisKeys = {
   counter: (workspaceId: string, keyId: string) => `rl:${tag(workspaceId)}:${keyId}`,
   suspension: (workspaceId: string, keyId: string) => `rl:${tag(workspaceId)}:${keyId}:suspended`,
   authEpoch: (workspaceId: string) => `auth-epoch:${tag(workspaceId)}`,
-  authFailures: (clientAddress: string) => `auth-fail:{ip:${clientAddress}}`,
+  authFailures: (clientAddress: string, kind: "api-key" | "admin-token" = "api-key") =>
+    kind === "api-key" ? `auth-fail:{ip:${clientAddress}}` : `admin-auth-fail:{ip:${clientAddress}}`,
 };

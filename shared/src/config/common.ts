@@ -1,7 +1,8 @@
 import type { DatabaseConfig } from "../db/database";
 import type { LogLevel } from "../observability/logger";
 import { LOG_LEVELS } from "../observability/logger";
-import { envReader } from "./env";
+import { isIP } from "node:net";
+import { ConfigError, envReader } from "./env";
 
 type Env = ReturnType<typeof envReader>;
 
@@ -25,6 +26,27 @@ export function port(env: Env, name: string, fallback: number): number {
 /** The secret the gateway signs principals with and the services verify them with. */
 export function internalSigningKey(env: Env): string {
   return env.secret("INTERNAL_SIGNING_KEY", 32);
+}
+
+/**
+ * A key the services still accept but nobody signs with, so the signing key can
+ * be rotated without a failed request (deploy/README.md, "Rotating the internal
+ * signing key").
+ */
+export function previousInternalSigningKey(env: Env): string | undefined {
+  return env.optionalString("INTERNAL_SIGNING_KEY_PREVIOUS") === undefined ? undefined : env.secret("INTERNAL_SIGNING_KEY_PREVIOUS", 32);
+}
+
+/**
+ * The address a listener binds: 0.0.0.0 (every interface, as in a container),
+ * 127.0.0.1 (this machine only), :: or any address of the host.
+ */
+export function listenHost(env: Env, name: string, fallback: string): string {
+  const value = env.string(name, fallback);
+  if (value !== "localhost" && isIP(value) === 0) {
+    throw new ConfigError(name, `must be an IP address to listen on (0.0.0.0, 127.0.0.1, :: or an address of this host), got "${value}".`);
+  }
+  return value;
 }
 
 export function shutdownGraceMs(env: Env): number {

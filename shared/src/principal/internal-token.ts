@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { jwtVerify } from "jose";
+import { jwtVerify, type JWTPayload } from "jose";
 import { ApiError } from "../errors/api-error";
 import type { Principal } from "./principal";
 
@@ -8,10 +8,22 @@ export const PRINCIPAL_HEADER = "x-workspace-principal";
 
 const ISSUER = "workspace-gateway";
 const AUDIENCE = "workspace-services";
-/** Long enough for a slow upstream hop, short enough that a leaked token is useless soon. */
-const LIFETIME_SECONDS = 60;
+/**
+ * Long enough for a slow upstream hop, short enough that a leaked token is
+ * useless soon. The services refuse a token issued longer ago than this, or
+ * issued with a longer lifetime, whatever its `exp` says.
+ */
+export const PRINCIPAL_MAX_AGE_SECONDS = 60;
+/** How far ahead of a service's clock the gateway's may run before `iat` counts as "in the future". */
+const CLOCK_SKEW_SECONDS = 5;
 
 export type SigningKey = Uint8Array;
+/**
+ * The keys a service accepts, in the order tried: the current
+ * INTERNAL_SIGNING_KEY first, then INTERNAL_SIGNING_KEY_PREVIOUS while a
+ * rotation is under way.
+ */
+export type VerificationKeys = readonly SigningKey[];
 
 export function signingKeyFrom(secret: string): SigningKey {
   return new TextEncoder().encode(secret);
@@ -28,15 +40,37 @@ const PROTECTED_HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" }
  */
 export function signPrincipal(principal: Principal, request: { method: string; path: string }, key: SigningKey): string {
   const now = Math.floor(Date.now() / 1000);
-  const claims = { ...principal, htm: request.method, htu: request.path, iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + LIFETIME_SECONDS };
+  const claims = { ...principal, htm: request.method, htu: request.path, iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + PRINCIPAL_MAX_AGE_SECONDS };
   const input = `${PROTECTED_HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
   return `${input}.${createHmac("sha256", key).update(input).digest("base64url")}`;
 }
 
-export async function verifyPrincipal(token: string | null, request: { method: string; path: string }, key: SigningKey): Promise<Principal> {
+/** The signature holds under one of the keys, tried in order. */
+async function verifiedPayload(token: string, keys: VerificationKeys): Promise<JWTPayload> {
+  let failure: unknown = new Error("no verification key");
+  for (const key of keys) {
+    try {
+      return (await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"], requiredClaims: ["iat", "exp"] })).payload;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+/** `exp` alone is not enough: a token minted with a long lifetime, or long ago, is refused too. */
+function assertFresh(payload: JWTPayload, now: number): void {
+  const { iat, exp } = payload as { iat: number; exp: number };
+  if (exp - iat > PRINCIPAL_MAX_AGE_SECONDS) throw new Error("lifetime too long");
+  if (now - iat > PRINCIPAL_MAX_AGE_SECONDS) throw new Error("issued too long ago");
+  if (iat > now + CLOCK_SKEW_SECONDS) throw new Error("issued in the future");
+}
+
+export async function verifyPrincipal(token: string | null, request: { method: string; path: string }, keys: SigningKey | VerificationKeys): Promise<Principal> {
   if (!token) throw new ApiError("missing_token", "This service is reached only through the gateway.");
   try {
-    const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"] });
+    const payload = await verifiedPayload(token, keys instanceof Uint8Array ? [keys] : keys);
+    assertFresh(payload, Math.floor(Date.now() / 1000));
     if (payload.htm !== request.method || payload.htu !== request.path) throw new Error("token issued for another request");
     const { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id } = payload as unknown as Principal;
     return { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id };

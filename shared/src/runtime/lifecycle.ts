@@ -27,13 +27,14 @@ export interface BootedProcess {
  */
 export function runProcess(runtime: Runtime, booted: BootedProcess): RunningServer[] {
   const servers = booted.listeners.map((listener) => {
+    const hostname = listener.hostname ?? "0.0.0.0";
     const server = runtime.serve({
       port: listener.port,
-      hostname: listener.hostname ?? "0.0.0.0",
+      hostname,
       fetch: listener.fetch,
       maxBodyBytes: listener.maxBodyBytes ?? 16 * 1024 * 1024,
     });
-    booted.logger.info("listening", { listener: listener.name, port: server.port, runtime: runtime.name });
+    booted.logger.info("listening", { listener: listener.name, host: hostname, port: server.port, runtime: runtime.name });
     return server;
   });
   let stopping = false;

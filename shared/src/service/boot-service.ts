@@ -1,5 +1,5 @@
 import process from "node:process";
-import { databaseConfig, internalSigningKey, logLevel, port, shutdownGraceMs } from "../config/common";
+import { databaseConfig, internalSigningKey, listenHost, logLevel, port, previousInternalSigningKey, shutdownGraceMs } from "../config/common";
 import { envReader } from "../config/env";
 import { openDatabase, type LoadEmbeddedExtensions } from "../db/database";
 import { migrate } from "../db/migrate";
@@ -36,9 +36,11 @@ export async function bootService(service: ServiceDefinition, source: Record<str
   const env = envReader(source);
   const config = {
     port: port(env, "PORT", service.defaultPort),
+    host: listenHost(env, "HOST", "0.0.0.0"),
     database: databaseConfig(env, service.name),
     migrateOnStart: env.bool("MIGRATE_ON_START", true),
     signingKey: internalSigningKey(env),
+    previousSigningKey: previousInternalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),
   };
@@ -46,14 +48,15 @@ export async function bootService(service: ServiceDefinition, source: Record<str
   const database = await openDatabase(config.database, service.embeddedExtensions);
   if (config.migrateOnStart) await migrate(database.sql, service.name, service.migrations);
   let draining = false;
+  const principalKeys = [config.signingKey, config.previousSigningKey].filter((secret) => secret !== undefined).map(signingKeyFrom);
   const metrics = httpMetrics();
   const processMetrics = registerProcessMetrics(metrics.registry, { database: database.pool });
   const onReadiness = readinessMetrics(metrics.registry);
-  const app = service.createApp({ sql: database.sql, signingKey: signingKeyFrom(config.signingKey), logger, isDraining: () => draining, metrics, onReadiness });
+  const app = service.createApp({ sql: database.sql, principalKeys, logger, isDraining: () => draining, metrics, onReadiness });
   return {
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
-    listeners: [{ name: service.name, port: config.port, fetch: gatedByPool(app, config.database.poolMax) }],
+    listeners: [{ name: service.name, port: config.port, hostname: config.host, fetch: gatedByPool(app, config.database.poolMax) }],
     beginDrain: () => {
       draining = true;
     },

@@ -9,13 +9,14 @@ import type { HttpMetrics } from "../observability/metrics";
 import { requestMetrics } from "../observability/request-metrics";
 import type { PublicHandlers, ServiceOperationId } from "../operations/public-operations";
 import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operation";
-import type { SigningKey } from "../principal/internal-token";
+import type { VerificationKeys } from "../principal/internal-token";
 import { serveOperations } from "./serve-operations";
 
 /** What a resource service's createApp is handed. */
 export interface ServiceDeps {
   sql: Pool;
-  signingKey: SigningKey;
+  /** The keys the internal principal is verified with (current first, then the previous one while rotating). */
+  principalKeys: VerificationKeys;
   logger: Logger;
   isDraining: () => boolean;
   /** The process's registry, with its process and pool metrics; absent in tests that build the app alone. */
@@ -39,6 +40,6 @@ export function serviceApp<Service extends ServiceName>(deps: ServiceDeps, servi
     .use(errorHandler({ validationCode, logger: deps.logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining, onReadiness: deps.onReadiness }))
-    .use(requirePrincipal(deps.signingKey));
+    .use(requirePrincipal(deps.principalKeys));
   return serveOperations(app, service, handlers);
 }

@@ -25,7 +25,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "pages-unit-"));
   database = await openDatabase({ dataDir, poolMax: 4 }, pagesService.embeddedExtensions);
   await migrate(database.sql, "pages", new URL("../migrations/", import.meta.url));
-  app = createApp({ sql: database.sql, signingKey: key, logger: createLogger("pages", "error"), isDraining: () => false });
+  app = createApp({ sql: database.sql, principalKeys: [key], logger: createLogger("pages", "error"), isDraining: () => false });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,0 +1,96 @@
+import { formatIp, maskIp, parseIp, type IpAddress } from "./ip-address";
+import type { TrustedProxies } from "./trusted-proxies";
+
+/** Splits on `separator` outside double-quoted strings (RFC 7230 quoted-string, with backslash escapes). */
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let current = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (quoted && char === "\\") {
+      current += char + (text[++i] ?? "");
+    } else if (char === '"') {
+      quoted = !quoted;
+      current += char;
+    } else if (char === separator && !quoted) {
+      parts.push(current);
+      current = "";
+    } else {
+      current += char;
+    }
+  }
+  parts.push(current);
+  return parts.map((part) => part.trim());
+}
+
+function unquote(value: string): string {
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, "$1") : value;
+}
+
+/** A hop as proxies write it: `192.0.2.1`, `192.0.2.1:4711`, `2001:db8::1`, `[2001:db8::1]:4711`. */
+function parseHop(hop: string): IpAddress | null {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(hop);
+  if (bracketed) return parseIp(bracketed[1]!);
+  const withPort = /^([\d.]+):\d+$/.exec(hop);
+  return parseIp(withPort ? withPort[1]! : hop);
+}
+
+/** The `for=` of every element of the Forwarded header(s) (RFC 7239), oldest hop first; null where one has none. */
+function forwardedHops(value: string): (string | null)[] {
+  return splitOutsideQuotes(value, ",").map((element) => {
+    for (const pair of splitOutsideQuotes(element, ";")) {
+      const equals = pair.indexOf("=");
+      if (equals > 0 && pair.slice(0, equals).trim().toLowerCase() === "for") return unquote(pair.slice(equals + 1).trim());
+    }
+    return null;
+  });
+}
+
+/**
+ * Walks the hops from the right, past every trusted proxy: the first address
+ * that is not one is the client. A hop a trusted proxy wrote but that is no
+ * address (`unknown`, an obfuscated name) makes the chain unusable (null).
+ * When every hop is trusted, the left-most one is where the request began.
+ */
+function rightmostUntrusted(hops: (string | null)[], trusted: TrustedProxies): string | null {
+  let ip: IpAddress | null = null;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    ip = hops[i] === null ? null : parseHop(hops[i]!);
+    if (!ip) return null;
+    if (!trusted.contains(ip)) return formatIp(ip);
+  }
+  return ip ? formatIp(ip) : null;
+}
+
+/**
+ * The client address a request is limited by. The TCP peer, unless the peer is
+ * a trusted proxy: then the right-most untrusted hop of X-Forwarded-For or
+ * Forwarded. When both headers are sent and name different clients, one of them
+ * was written by the client itself and nothing says which, so the peer is used
+ * (as it is when a header is unusable): a client can never choose its address.
+ */
+export function resolveClientAddress(peer: string | undefined, headers: Headers, trusted: TrustedProxies): string {
+  const peerIp = peer === undefined ? null : parseIp(peer);
+  if (!peerIp) return peer ?? "unknown";
+  const fallback = formatIp(peerIp);
+  if (!trusted.contains(peerIp)) return fallback;
+  const chains: (string | null)[] = [];
+  const forwarded = headers.get("forwarded");
+  if (forwarded !== null) chains.push(rightmostUntrusted(forwardedHops(forwarded), trusted));
+  const forwardedFor = headers.get("x-forwarded-for");
+  if (forwardedFor !== null) chains.push(rightmostUntrusted(splitOutsideQuotes(forwardedFor, ",").map(unquote), trusted));
+  if (chains.length === 0 || chains.some((client) => client === null || client !== chains[0])) return fallback;
+  return chains[0]!;
+}
+
+/**
+ * The unit failed authentications are counted in: one IPv4 address, or one
+ * IPv6 /64 (what one subscriber is usually given, so rotating addresses within
+ * it gains an attacker nothing).
+ */
+export function failureCountingUnit(clientAddress: string): string {
+  const ip = parseIp(clientAddress);
+  if (!ip || ip.version === 4) return clientAddress;
+  return `${formatIp(maskIp(ip, 64))}/64`;
+}

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { apiClient } from "../../harness/http";
+import { startSystem, type TestSystem } from "../../harness/system";
+import { seedTenant, type Tenant } from "../../harness/tenant";
+import { freshWindow, sleep } from "../ratelimit/helpers";
+import { metric, ownRedis, unissuedKey } from "./helpers";
+
+/**
+ * Failed authentications from one address are limited, but a key that exists,
+ * is not revoked and has not expired is admitted whatever the count of its
+ * address: behind an ingress every client shares one address, and one client's
+ * bad keys must not lock out the others' new keys.
+ */
+
+const LIMIT = 3;
+let system: TestSystem;
+let tenant: Tenant;
+let redis: Awaited<ReturnType<typeof ownRedis>>;
+
+beforeAll(async () => {
+  redis = await ownRedis();
+  // Two replicas when the datastores allow it: a key created through one is new to the other.
+  const replicas = process.env.DATABASE_URL && !redis.options.withoutRedis ? 2 : 1;
+  system = await startSystem({ ...redis.options, replicas, gatewayEnv: { AUTH_FAILURE_LIMIT_PER_MINUTE: String(LIMIT) } });
+  tenant = await seedTenant(system);
+}, 180_000);
+
+afterAll(async () => {
+  await system?.stop();
+  await redis?.dispose();
+});
+
+/** Sends never-issued keys from this address (127.0.0.1) until the gateway answers 429. */
+async function blockThisAddress(): Promise<void> {
+  // The count is per clock minute: leave room for the test to run inside one window.
+  await freshWindow(25);
+  const guess = apiClient(system.baseUrl, unissuedKey());
+  for (let i = 0; i <= LIMIT + 1; i++) {
+    const response = await guess("GET", "/v1/new-page");
+    if (response.status === 429) {
+      expect(response.body.error.code).toBe("rate_limit_exceeded");
+      return;
+    }
+    expect(response.status).toBe(401);
+  }
+  throw new Error("the address was never limited");
+}
+
+const lookups = async () => (await Promise.all(system.adminUrls.map((url) => metric(url, "auth_key_lookups_total")))).reduce((a, b) => a + b, 0);
+
+describe("failed-authentication limiting never refuses a valid key", () => {
+  test("when an address is past its failure limit, then a key created afterwards, and one never used before, work at once on every replica", async () => {
+    const earlier = await tenant.key();
+    await blockThisAddress();
+    expect((await apiClient(system.baseUrl, unissuedKey())("GET", "/v1/new-page")).status).toBe(429);
+
+    const created = await tenant.key();
+    for (const url of system.baseUrls) {
+      expect((await apiClient(url, created)("GET", "/v1/new-page")).status).toBe(200);
+      expect((await apiClient(url, earlier)("POST", "/v1/new-page", { title: "from a blocked address" })).status).toBe(201);
+    }
+    // Still blocked for guesses: the valid keys did not reset the count.
+    expect((await apiClient(system.baseUrl, unissuedKey())("GET", "/v1/new-page")).status).toBe(429);
+  });
+
+  test("when an address is past its failure limit, then its guesses get 429 without a database look-up, however many", async () => {
+    await blockThisAddress();
+    const before = await lookups();
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => apiClient(system.baseUrls[i % system.baseUrls.length]!, unissuedKey())("GET", "/v1/new-page").then((r) => r.status)),
+    );
+    expect(new Set(statuses)).toEqual(new Set([429]));
+    expect(await lookups()).toBe(before);
+  });
+
+  test("when an address is past its failure limit, then a revoked or expired key is still refused", async () => {
+    const expiring = await tenant.key({ expires_at: new Date(Date.now() + 1000).toISOString() });
+    const revoked = await tenant.keyWithId();
+    await tenant.admin.revokeKey(tenant.workspaceId, revoked.id);
+    await blockThisAddress();
+    await sleep(1200);
+    for (const key of [revoked.key, expiring]) {
+      const response = await apiClient(system.baseUrl, key)("GET", "/v1/new-page");
+      expect([401, 429]).toContain(response.status);
+    }
+  });
+});
