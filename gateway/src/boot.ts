@@ -3,10 +3,12 @@ import { createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess
 import { createApp } from "./app";
 import { documentationRoutes } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
-import { createMemoryEpochs, createRedisEpochs, type CredentialEpochs } from "./auth/credential-epochs";
+import { createMemoryEpochs, createRedisEpochs, gatedEpochs, type CredentialEpochs } from "./auth/credential-epochs";
+import { createEpochPropagation } from "./auth/epoch-propagation";
 import { loadGatewayConfig, type GatewayConfig } from "./config";
 import { createMemoryAuthFailureLimiter, createRedisAuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
 import { createLimiterStats, type LimiterStats } from "./ratelimit/limiter-stats";
+import { createRedisGate } from "./ratelimit/redis-gate";
 import { createMemoryLimiter } from "./ratelimit/memory-limiter";
 import { createRedisLimiter } from "./ratelimit/redis-limiter";
 import { createResilientLimiter } from "./ratelimit/resilient-limiter";
@@ -55,22 +57,26 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
   // Connection errors surface through the limiters, which log once per outage; ioredis would log each one.
   redis?.on("error", () => {});
   const limiterStats = createLimiterStats();
+  // Every Redis call on the request path goes through this one gate, so an outage is detected once for all of them.
+  const redisGate = createRedisGate({ logger, stats: limiterStats });
   const suspension = { suspendAfterMultiple: config.suspendAfterMultiple, suspendSeconds: config.suspendSeconds };
   let epochs: CredentialEpochs;
+  let requestEpochs: CredentialEpochs;
   let limiter: RateLimiter;
   if (redis) {
     epochs = createRedisEpochs(redis);
+    requestEpochs = gatedEpochs(epochs, redisGate);
     limiter = createResilientLimiter({
       primary: createRedisLimiter(redis, suspension),
       fallback: createMemoryLimiter(suspension, null),
       mode: config.rateLimitFailureMode,
-      logger,
-      stats: limiterStats,
+      gate: redisGate,
     });
   } else {
-    epochs = createMemoryEpochs();
+    epochs = requestEpochs = createMemoryEpochs();
     limiter = createMemoryLimiter(suspension, epochs);
   }
+  const propagation = createEpochPropagation(epochs, { logger });
 
   const metrics = createGatewayMetrics(limiterStats);
   let draining = false;
@@ -84,12 +90,12 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       authenticator: createAuthenticator({
         sql: database.sql,
         keyPrefix: config.keyPrefix,
-        epochs,
+        epochs: requestEpochs,
         onBackgroundError: (error) => logger.warn("background write failed", { error: String(error) }),
       }),
       limiter,
       authFailures: redis
-        ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { stats: limiterStats })
+        ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { gate: redisGate })
         : createMemoryAuthFailureLimiter(config.authFailuresPerMinute),
       signingKey: signingKeyFrom(config.signingKey),
       upstreams: config.upstreams,
@@ -99,7 +105,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       observe: metrics.observeRequest,
       onUpstreamError: metrics.observeUpstreamError,
     },
-    admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix, logger },
+    admin: { sql: database.sql, epochs: propagation, keyPrefix: config.keyPrefix, logger },
     adminToken: config.adminToken,
     readiness: {
       database: () => database.sql`select 1`,
@@ -127,6 +133,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       draining = true;
     },
     async close() {
+      propagation.close();
       await limiter.close();
       redis?.disconnect();
       await database.close();
