@@ -50,7 +50,7 @@ function connectRedis(config: GatewayConfig): Redis | Cluster {
 /** Opens the gateway's clients once, migrates, and builds the app; the entry file only serves it. */
 export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp>; limiterStats: LimiterStats }> {
   const logger = createLogger("gateway", config.logLevel);
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, {}, logger);
   if (config.migrateOnStart) await migrate(database.sql, "gateway", MIGRATIONS);
 
   const redis = config.redisUrl ? connectRedis(config) : null;
@@ -108,7 +108,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     admin: { sql: database.sql, epochs: propagation, keyPrefix: config.keyPrefix, logger },
     adminToken: config.adminToken,
     readiness: {
-      database: () => database.sql`select 1`,
+      database: () => database.health.check(),
       ...(redis && config.rateLimitFailureMode === "closed" ? { redis: () => redis.ping() } : {}),
       pages: upstreamReady(config.upstreams.pages),
       calendar: upstreamReady(config.upstreams.calendar),

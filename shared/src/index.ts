@@ -28,3 +28,8 @@ export * from "./schemas/calendar";
 export * from "./observability/metrics";
 export * from "./http/concurrency-gate";
 export * from "./db/read-list";
+export * from "./db/database-errors";
+export * from "./db/database-monitor";
+export * from "./db/write-within";
+export * from "./http/deadline";
+export * from "./http/request-deadline";

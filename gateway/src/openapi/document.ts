@@ -73,13 +73,14 @@ const ERROR_RESPONSES: ErrorResponseSpec[] = [
   { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, so no `X-RateLimit-*` headers. Back off exponentially.", headers: ["X-Request-Id", "Retry-After"], optionalHeaders: RATE_LIMIT_HEADERS },
   { status: 500, name: "InternalError", description: "Something failed on the server. The body never carries stack traces or internals; quote `X-Request-Id` when reporting it.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
   { status: 502, name: "BadGateway", description: "An upstream service answered something the gateway could not pass on.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
-  { status: 503, name: "ServiceUnavailable", description: "An upstream service or datastore is down or did not answer in time (or, with `RATE_LIMIT_FAILURE_MODE=closed`, rate limiting is unavailable). Retry later.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
+  { status: 503, name: "ServiceUnavailable", description: "The request was not executed and will not be: an upstream service or its database is unreachable, the request could not be completed before its deadline, or (with `RATE_LIMIT_FAILURE_MODE=closed`) rate limiting is unavailable. Safe to retry after `Retry-After`.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
+  { status: 504, name: "OutcomeUnknown", description: "`outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect, and nothing of it takes effect after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE).", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
 ];
 /** The unrouted 404 (unknown path) carries no rate-limit headers: it is answered before authentication. */
 const UNKNOWN_PATH: ErrorResponseSpec = { status: 404, name: "UnknownPath", description: "No public path matches.", headers: ["X-Request-Id"] };
 
 /** Statuses every authenticated operation can answer, whatever it does. */
-const COMMON_ERROR_STATUSES = [401, 403, 429, 431, 500, 502, 503];
+const COMMON_ERROR_STATUSES = [401, 403, 429, 431, 500, 502, 503, 504];
 
 export function errorCodesFor(status: number): ErrorCode[] {
   const effective = status === 502 ? 503 : status;

@@ -1,5 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import postgres from "postgres";
+import type { Logger } from "../observability/logger";
+import { healingPool, type DatabaseHealth } from "./database-monitor";
 
 /** A pool or a transaction: repositories accept either, so services decide the transaction. */
 export type Sql = postgres.Sql | postgres.TransactionSql;
@@ -16,6 +18,7 @@ export interface DatabaseConfig {
 export interface Database {
   sql: Pool;
   embedded: boolean;
+  health: DatabaseHealth;
   close(): Promise<void>;
 }
 
@@ -24,18 +27,26 @@ export type EmbeddedExtensions = Record<string, unknown>;
 
 /**
  * One pool per process, made at start. Embedded mode serves PGlite over a local
- * socket so the same `postgres` driver and the same SQL run in both modes.
+ * socket so the same `postgres` driver and the same SQL run in both modes. A
+ * server pool fails fast while PostgreSQL is unreachable and renews itself
+ * when it is back (database-monitor.ts).
  */
-export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedExtensions = {}): Promise<Database> {
+export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedExtensions = {}, logger?: Logger): Promise<Database> {
   const options = {
     max: config.poolMax,
     idle_timeout: 30,
     connect_timeout: 10,
+    // The driver's default back-off grows to 20 s between reconnects after a long outage: cap it.
+    backoff: (attempt: number) => Math.min(0.02 * 2 ** attempt, 0.5),
     onnotice: () => {},
   };
   if (config.url) {
-    const sql = postgres(config.url, options);
-    return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
+    const url = config.url;
+    const refusing = postgres(url, { ...options, max: 1 });
+    await refusing.end();
+    const probe = postgres(url, { ...options, max: 1, connect_timeout: 2, backoff: () => 0.05 });
+    const healing = healingPool({ open: () => postgres(url, options), refusing, probe, logger });
+    return { sql: healing.pool, embedded: false, health: healing.health, close: () => healing.close() };
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
@@ -50,6 +61,8 @@ export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedE
   return {
     sql,
     embedded: true,
+    // In the process itself: up as long as the process is.
+    health: { up: true, check: async () => void (await sql`select 1`) },
     async close() {
       await sql.end({ timeout: 5 });
       await server.stop();

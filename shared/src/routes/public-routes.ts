@@ -8,7 +8,7 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * Error statuses an operation answers beyond those every authenticated operation
- * can (401, 403, 429, 500, 502, 503), each with when it happens.
+ * can (401, 403, 429, 500, 502, 503, 504), each with when it happens.
  */
 export type OperationErrors = Partial<Record<400 | 404 | 413 | 422, string>>;
 

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { CalendarEvent, CalendarEventList, CreateEventBody, ErrorObject, EventListQuery, requirePrincipal, type ServiceDeps } from "@ws/shared";
+import { CalendarEvent, CalendarEventList, CreateEventBody, ErrorObject, EventListQuery, requestDeadline, requirePrincipal, type ServiceDeps } from "@ws/shared";
 import * as service from "./service";
 
 const errors = { 400: ErrorObject, 401: ErrorObject, 403: ErrorObject, 404: ErrorObject, 422: ErrorObject };
@@ -8,11 +8,12 @@ const errors = { 400: ErrorObject, 401: ErrorObject, 403: ErrorObject, 404: Erro
 export function eventRoutes(deps: ServiceDeps) {
   return new Elysia({ prefix: "/api/calendar/events" })
     .use(requirePrincipal(deps.signingKey))
+    .use(requestDeadline())
     .post(
       "/",
-      async ({ principal, body, set }) => {
+      async ({ principal, body, deadline, set }) => {
         set.status = 201;
-        return service.createEvent(deps.sql, principal, body);
+        return service.createEvent(deps.sql, principal, body, deadline);
       },
       {
         body: CreateEventBody,

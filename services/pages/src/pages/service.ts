@@ -7,7 +7,9 @@ import {
   resolvePaging,
   resolveCreateTeam,
   uuidv7,
+  writeWithin,
   type CreatePageBody,
+  type Deadline,
   type Page,
   type PageList,
   type PageListQuery,
@@ -49,28 +51,30 @@ export function pageService(sql: Pool) {
   }
 
   return {
-    async create(principal: Principal, body: CreatePageBody): Promise<Page> {
+    async create(principal: Principal, body: CreatePageBody, deadline: Deadline): Promise<Page> {
       assertStorable({ title: body.title, content: body.content });
       const teamId = resolveCreateTeam(principal, body.team_id);
-      return pages.insertPage(sql, {
-        id: uuidv7(),
-        workspaceId: principal.workspace_id,
-        teamId,
-        title: body.title,
-        content: body.content ?? "",
-      });
+      return writeWithin(sql, deadline, (tx) =>
+        pages.insertPage(tx, {
+          id: uuidv7(),
+          workspaceId: principal.workspace_id,
+          teamId,
+          title: body.title,
+          content: body.content ?? "",
+        }),
+      );
     },
 
     get(principal: Principal, id: string): Promise<Page> {
       return visiblePage(sql, principal, id, false);
     },
 
-    async update(principal: Principal, id: string, body: UpdatePageBody): Promise<Page> {
+    async update(principal: Principal, id: string, body: UpdatePageBody, deadline: Deadline): Promise<Page> {
       if (body.title === undefined && body.content === undefined) {
         throw ApiError.validation(["title", "content"], "Send at least one of title and content.");
       }
       assertStorable({ title: body.title, content: body.content });
-      return sql.begin(async (tx) => {
+      return writeWithin(sql, deadline, async (tx) => {
         await visiblePage(tx, principal, id, true);
         const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content });
         if (!page) throw notFound();
@@ -78,8 +82,8 @@ export function pageService(sql: Pool) {
       });
     },
 
-    async remove(principal: Principal, id: string): Promise<void> {
-      await sql.begin(async (tx) => {
+    async remove(principal: Principal, id: string, deadline: Deadline): Promise<void> {
+      await writeWithin(sql, deadline, async (tx) => {
         await visiblePage(tx, principal, id, true);
         await pages.deletePage(tx, principal.workspace_id, id);
       });

@@ -1,0 +1,105 @@
+import type postgres from "postgres";
+import type { Logger } from "../observability/logger";
+import { databaseFailure } from "./database-errors";
+
+const UP_INTERVAL_MS = 500;
+const DOWN_INTERVAL_MS = 250;
+const PROBE_TIMEOUT_MS = 2000;
+
+export interface DatabaseHealth {
+  /** False from the moment a probe cannot reach PostgreSQL until one reaches it again. */
+  readonly up: boolean;
+  /** For readiness: fails at once while PostgreSQL is down. */
+  check(): Promise<void>;
+}
+
+/**
+ * A pool whose callers never wait on an unreachable PostgreSQL, and which heals
+ * by itself. A probe on a connection of its own asks PostgreSQL every half
+ * second. While it cannot reach it, every query of the pool fails at once (a
+ * closed pool answers them, the driver's "connection ended", which nothing
+ * ever ran) instead of waiting for a connection. When a probe reaches it again,
+ * the pool is replaced by a new one: whatever state the old connections were
+ * left in by a long outage (a slot stuck reconnecting, a long back-off), the
+ * requests after it start on fresh connections.
+ */
+export function healingPool(options: {
+  open: () => postgres.Sql;
+  /** A pool that refuses every query at once. */
+  refusing: postgres.Sql;
+  probe: postgres.Sql;
+  logger?: Logger;
+}) {
+  let current = options.open();
+  let up = true;
+  let stopped = false;
+  let probing = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const target = () => (up ? current : options.refusing);
+
+  const pool = new Proxy((() => {}) as unknown as postgres.Sql, {
+    apply: (_target, _this, args) => Reflect.apply(target() as unknown as (...args: unknown[]) => unknown, undefined, args),
+    get: (_target, property) => Reflect.get(target(), property),
+  });
+
+  const markDown = (error: unknown) => {
+    if (!up) return;
+    up = false;
+    options.logger?.error("database unreachable: requests fail at once until it answers", { error: String(error) });
+  };
+  const markUp = () => {
+    if (up) return;
+    const old = current;
+    current = options.open();
+    up = true;
+    old.end({ timeout: 5 }).catch(() => {});
+    options.logger?.info("database reachable again: connection pool renewed");
+  };
+
+  async function probeOnce(): Promise<void> {
+    probing = true;
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        options.probe`select 1`,
+        new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error("probe timed out")), PROBE_TIMEOUT_MS))),
+      ]);
+      markUp();
+    } catch (error) {
+      // A slow answer on a live connection is load, not an outage: only a failure to reach PostgreSQL counts.
+      if (databaseFailure(error)) markDown(error);
+    } finally {
+      clearTimeout(timeout);
+      probing = false;
+    }
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(async () => {
+      if (!probing) await probeOnce();
+      schedule();
+    }, up ? UP_INTERVAL_MS : DOWN_INTERVAL_MS);
+  }
+  schedule();
+
+  const health: DatabaseHealth = {
+    get up() {
+      return up;
+    },
+    async check() {
+      if (!up) throw new Error("database unreachable");
+      await current`select 1`;
+    },
+  };
+
+  return {
+    pool,
+    health,
+    async close() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.all([current.end({ timeout: 5 }), options.probe.end({ timeout: 1 })]);
+    },
+  };
+}
