@@ -31,8 +31,8 @@ export function redisUrlWithDatabase(database: number): string {
 
 export const hasRedisServer = spawnSync("redis-server", ["--version"]).status === 0;
 
-/** A throwaway redis-server on its own port, stopped and started again by the fault tests. */
-export async function throwawayRedis() {
+/** A throwaway redis-server on its own port, stopped and started again by the fault tests; `args` are extra server options. */
+export async function throwawayRedis(args: string[] = []) {
   const port = await freePortBlock(1);
   let child: ChildProcess | undefined;
   const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 200 });
@@ -42,7 +42,7 @@ export async function throwawayRedis() {
     url: `redis://127.0.0.1:${port}`,
     client,
     async start() {
-      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...args], { stdio: "ignore" });
       const deadline = Date.now() + 10_000;
       for (;;) {
         const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
