@@ -33,3 +33,4 @@ export * from "./db/database-monitor";
 export * from "./db/write-within";
 export * from "./http/deadline";
 export * from "./http/request-deadline";
+export * from "./db/transaction";

@@ -1,4 +1,4 @@
-import { ApiError, isUuid, type Logger, type Pool, type Sql, type TransactionSql } from "@ws/shared";
+import { ApiError, isUuid, transaction, type Logger, type Pool, type Sql, type TransactionSql } from "@ws/shared";
 import type { EpochPropagation } from "../auth/epoch-propagation";
 import { bumpAuthEpoch, workspaceExists } from "../identity/workspaces";
 
@@ -23,7 +23,7 @@ export async function assertWorkspace(sql: Sql, workspaceId: string): Promise<vo
  * the publish goes on being retried until it lands.
  */
 export async function changeCredentials<T>(deps: AdminDeps, workspaceId: string, change: (tx: TransactionSql) => Promise<T>): Promise<T> {
-  const [result, epoch] = await deps.sql.begin(async (tx) => [await change(tx), await bumpAuthEpoch(tx, workspaceId)] as const);
+  const [result, epoch] = await transaction(deps.sql, "", async (tx) => [await change(tx), await bumpAuthEpoch(tx, workspaceId)] as const);
   if (!(await deps.epochs.publish(workspaceId, epoch))) {
     throw new ApiError(
       "service_unavailable",

@@ -18,19 +18,25 @@ export interface DatabaseHealth {
  * by itself. A probe on a connection of its own asks PostgreSQL every half
  * second. While it cannot reach it, every query of the pool fails at once (a
  * closed pool answers them, the driver's "connection ended", which nothing
- * ever ran) instead of waiting for a connection. When a probe reaches it again,
- * the pool is replaced by a new one: whatever state the old connections were
- * left in by a long outage (a slot stuck reconnecting, a long back-off), the
- * requests after it start on fresh connections.
+ * ever ran) instead of waiting for a connection. When a probe reaches it again
+ * after an outage, or after its own connection was closed (PostgreSQL
+ * restarted between two probes), the pool is replaced by a new one: whatever
+ * state the old connections were left in (postgres.js 3.4.9 can leave a slot
+ * that never sends again when its socket closes with a write pending, and backs
+ * off up to 20 s between reconnects), the requests after it start on fresh
+ * connections.
  */
 export function healingPool(options: {
   open: () => postgres.Sql;
   /** A pool that refuses every query at once. */
   refusing: postgres.Sql;
-  probe: postgres.Sql;
+  /** Opens the probe's own one-connection pool; `onclose` is told when its connection closes. */
+  probe: (onclose: () => void) => postgres.Sql;
   logger?: Logger;
 }) {
   let current = options.open();
+  let connectionsLost = false;
+  const probe = options.probe(() => (connectionsLost = true));
   let up = true;
   let stopped = false;
   let probing = false;
@@ -48,12 +54,13 @@ export function healingPool(options: {
     options.logger?.error("database unreachable: requests fail at once until it answers", { error: String(error) });
   };
   const markUp = () => {
-    if (up) return;
+    if (up && !connectionsLost) return;
     const old = current;
     current = options.open();
-    up = true;
+    connectionsLost = false;
     old.end({ timeout: 5 }).catch(() => {});
-    options.logger?.info("database reachable again: connection pool renewed");
+    if (!up) options.logger?.info("database reachable again: connection pool renewed");
+    up = true;
   };
 
   async function probeOnce(): Promise<void> {
@@ -61,7 +68,7 @@ export function healingPool(options: {
     let timeout: ReturnType<typeof setTimeout> | undefined;
     try {
       await Promise.race([
-        options.probe`select 1`,
+        probe`select 1`,
         new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error("probe timed out")), PROBE_TIMEOUT_MS))),
       ]);
       markUp();
@@ -99,7 +106,7 @@ export function healingPool(options: {
     async close() {
       stopped = true;
       clearTimeout(timer);
-      await Promise.all([current.end({ timeout: 5 }), options.probe.end({ timeout: 1 })]);
+      await Promise.all([current.end({ timeout: 5 }), probe.end({ timeout: 1 })]);
     },
   };
 }

@@ -44,7 +44,7 @@ export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedE
     const url = config.url;
     const refusing = postgres(url, { ...options, max: 1 });
     await refusing.end();
-    const probe = postgres(url, { ...options, max: 1, connect_timeout: 2, backoff: () => 0.05 });
+    const probe = (onclose: () => void) => postgres(url, { ...options, max: 1, connect_timeout: 2, backoff: () => 0.05, max_lifetime: null, onclose });
     const healing = healingPool({ open: () => postgres(url, options), refusing, probe, logger });
     return { sql: healing.pool, embedded: false, health: healing.health, close: () => healing.close() };
   }

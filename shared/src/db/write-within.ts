@@ -2,6 +2,7 @@ import { ApiError } from "../errors/api-error";
 import { notExecuted, outcomeUnknown, type Deadline } from "../http/deadline";
 import { databaseFailure } from "./database-errors";
 import type { Pool, TransactionSql } from "./database";
+import { transaction } from "./transaction";
 
 /**
  * A write transaction that commits only within the request's deadline, so that
@@ -17,13 +18,13 @@ export async function writeWithin<T>(sql: Pool, deadline: Deadline, work: (tx: T
   deadline.assertTimeLeft();
   let committing = false;
   try {
-    return (await sql.begin(async (tx) => {
+    return await transaction(sql, "", async (tx) => {
       await tx.unsafe(`set local statement_timeout = ${Math.max(1, Math.ceil(deadline.remainingMs()))}`);
       const result = await work(tx);
       if (!deadline.beginCommit()) throw notExecuted("The request was not completed before its deadline.");
       committing = true;
       return result;
-    })) as T;
+    });
   } catch (error) {
     if (error instanceof ApiError) throw error;
     const failure = databaseFailure(error);
