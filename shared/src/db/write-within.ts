@@ -19,8 +19,11 @@ export async function writeWithin<T>(sql: Pool, deadline: Deadline, work: (tx: T
   let committing = false;
   try {
     return await transaction(sql, "", async (tx) => {
-      await tx.unsafe(`set local statement_timeout = ${Math.max(1, Math.ceil(deadline.remainingMs()))}`);
+      // Sent now and not awaited: the work's first statement follows it on the same connection, in one round trip.
+      const limited = tx.unsafe(`set local statement_timeout = ${Math.max(1, Math.ceil(deadline.remainingMs()))}`).execute();
+      limited.catch(() => {});
       const result = await work(tx);
+      await limited;
       if (!deadline.beginCommit()) throw notExecuted("The request was not completed before its deadline.");
       committing = true;
       return result;
