@@ -42,7 +42,8 @@ export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedE
   };
   if (config.url) {
     const url = config.url;
-    const refusing = postgres(url, { ...options, max: 1 });
+    // Never connects; `path` only names it in the "connection ended" errors it answers with (readiness shows them).
+    const refusing = postgres(url, { ...options, max: 1, path: "(database unreachable)" });
     await refusing.end();
     const probe = (onclose: () => void) => postgres(url, { ...options, max: 1, connect_timeout: 2, backoff: () => 0.05, max_lifetime: null, onclose });
     const healing = healingPool({ open: () => postgres(url, options), refusing, probe, logger });
