@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +31,21 @@ function command(tool: string, args: string[]) {
   return RUNNER ? run("runuser", ["-u", RUNNER, "--", path, ...args]) : run(path, args);
 }
 
+/** Clusters not disposed yet: stopped when the test process exits, even if a hook timed out before `dispose`. */
+const running = new Map<string, string>();
+process.on("exit", () => {
+  for (const [dir, data] of running) {
+    const stop = [join(BIN!, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "-t", "10", "stop"];
+    try {
+      if (RUNNER) execFileSync("runuser", ["-u", RUNNER, "--", ...stop], { stdio: "ignore" });
+      else execFileSync(stop[0]!, stop.slice(1), { stdio: "ignore" });
+    } catch {
+      // already stopped
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /**
  * A PostgreSQL cluster of its own in a temporary directory, on a free port and a
  * socket in that directory, for tests that stop, restart or lock it. `dispose`
@@ -46,6 +61,7 @@ export async function throwawayPostgres() {
     const { stdout: group } = await run("id", ["-g", RUNNER]);
     await chown(dir, Number(stdout), Number(group));
   }
+  running.set(dir, data);
   await command("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"]);
   const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c max_connections=100"].join(" ");
   const server = {
@@ -61,6 +77,7 @@ export async function throwawayPostgres() {
     async dispose() {
       await command("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"]).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
+      running.delete(dir);
     },
   };
   await server.start();

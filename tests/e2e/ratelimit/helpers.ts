@@ -37,6 +37,8 @@ export async function throwawayRedis(args: string[] = []) {
   let child: ChildProcess | undefined;
   const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 200 });
   client.on("error", () => {});
+  // Never outlives the test run, even when a hook timed out before `dispose`.
+  process.on("exit", () => child?.kill("SIGKILL"));
   const server = {
     port,
     url: `redis://127.0.0.1:${port}`,
