@@ -16,7 +16,7 @@ export interface DatabaseHealth {
 /**
  * A pool whose callers never wait on an unreachable PostgreSQL, and which heals
  * by itself. A probe on a connection of its own asks PostgreSQL every half
- * second. While it cannot reach it, every query of the pool fails at once (a
+ * second, and at once when a request connection closes. While it cannot reach it, every query of the pool fails at once (a
  * closed pool answers them, the driver's "connection ended", which nothing
  * ever ran) instead of waiting for a connection. When a probe reaches it again
  * after an outage, or after its own connection was closed (PostgreSQL
@@ -27,14 +27,17 @@ export interface DatabaseHealth {
  * connections.
  */
 export function healingPool(options: {
-  open: () => postgres.Sql;
+  /** Opens a request pool; `onclose` is told whenever one of its connections closes. */
+  open: (onclose: () => void) => postgres.Sql;
   /** A pool that refuses every query at once. */
   refusing: postgres.Sql;
   /** Opens the probe's own one-connection pool; `onclose` is told when its connection closes. */
   probe: (onclose: () => void) => postgres.Sql;
   logger?: Logger;
 }) {
-  let current = options.open();
+  // A request connection that closes may be the first sign of an outage: probe at once rather than at the next tick.
+  const open = () => options.open(() => void probeNow());
+  let current = open();
   let connectionsLost = false;
   const probe = options.probe(() => (connectionsLost = true));
   let up = true;
@@ -56,7 +59,7 @@ export function healingPool(options: {
   const markUp = () => {
     if (up && !connectionsLost) return;
     const old = current;
-    current = options.open();
+    current = open();
     connectionsLost = false;
     old.end({ timeout: 5 }).catch(() => {});
     if (!up) options.logger?.info("database reachable again: connection pool renewed");
@@ -79,6 +82,10 @@ export function healingPool(options: {
       clearTimeout(timeout);
       probing = false;
     }
+  }
+
+  function probeNow(): Promise<void> | undefined {
+    if (!stopped && !probing) return probeOnce();
   }
 
   function schedule(): void {

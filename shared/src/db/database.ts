@@ -37,7 +37,7 @@ export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedE
     idle_timeout: 30,
     connect_timeout: 10,
     // The driver's default back-off grows to 20 s between reconnects after a long outage: cap it.
-    backoff: (attempt: number) => Math.min(0.02 * 2 ** attempt, 0.5),
+    backoff: (attempt: number) => Math.min(0.02 * 2 ** attempt, 0.25),
     onnotice: () => {},
   };
   if (config.url) {
@@ -46,7 +46,7 @@ export async function openDatabase(config: DatabaseConfig, extensions: EmbeddedE
     const refusing = postgres(url, { ...options, max: 1, path: "(database unreachable)" });
     await refusing.end();
     const probe = (onclose: () => void) => postgres(url, { ...options, max: 1, connect_timeout: 2, backoff: () => 0.05, max_lifetime: null, onclose });
-    const healing = healingPool({ open: () => postgres(url, options), refusing, probe, logger });
+    const healing = healingPool({ open: (onclose) => postgres(url, { ...options, onclose }), refusing, probe, logger });
     return { sql: healing.pool, embedded: false, health: healing.health, close: () => healing.close() };
   }
   const { PGlite } = await import("@electric-sql/pglite");
