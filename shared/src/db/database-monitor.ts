@@ -16,9 +16,10 @@ export interface DatabaseHealth {
 /**
  * A pool whose callers never wait on an unreachable PostgreSQL, and which heals
  * by itself. A probe on a connection of its own asks PostgreSQL every half
- * second, and at once when a request connection closes. While it cannot reach it, every query of the pool fails at once (a
- * closed pool answers them, the driver's "connection ended", which nothing
- * ever ran) instead of waiting for a connection. When a probe reaches it again
+ * second, and at once when a request connection closes. While it cannot reach
+ * it, every query of the pool fails at once (a closed pool answers them, the
+ * driver's "connection ended", which nothing ever ran) instead of waiting for
+ * a connection. When a probe reaches it again
  * after an outage, or after its own connection was closed (PostgreSQL
  * restarted between two probes), the pool is replaced by a new one: whatever
  * state the old connections were left in (postgres.js 3.4.9 can leave a slot
