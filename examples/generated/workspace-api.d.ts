@@ -203,7 +203,7 @@ export interface components {
          */
         Error: {
             error: {
-                code: "bad_request" | "missing_token" | "invalid_token" | "insufficient_permissions" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "request_header_fields_too_large" | "validation_error" | "rate_limit_exceeded" | "key_suspended" | "internal_error" | "service_unavailable";
+                code: "bad_request" | "missing_token" | "invalid_token" | "insufficient_permissions" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "request_header_fields_too_large" | "validation_error" | "rate_limit_exceeded" | "key_suspended" | "internal_error" | "service_unavailable" | "outcome_unknown";
                 message: string;
                 details?: {
                     /** @description Names of the offending fields or query parameters. */
@@ -742,7 +742,7 @@ export interface components {
                 };
             };
         };
-        /** @description An upstream service or datastore is down or did not answer in time (or, with `RATE_LIMIT_FAILURE_MODE=closed`, rate limiting is unavailable). Retry later. */
+        /** @description The request was not executed and will not be: an upstream service or its database is unreachable, the request could not be completed before its deadline, or (with `RATE_LIMIT_FAILURE_MODE=closed`) rate limiting is unavailable. Safe to retry after `Retry-After`. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -776,6 +776,44 @@ export interface components {
                          * @enum {unknown}
                          */
                         code?: "service_unavailable";
+                    };
+                };
+            };
+        };
+        /** @description `outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect, and nothing of it takes effect after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). */
+        OutcomeUnknown: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                /**
+                 * @description Seconds to wait before retrying.
+                 * @example 30
+                 */
+                "Retry-After"?: number;
+                /**
+                 * @description Requests the key may send in one clock-minute window.
+                 * @example 1000
+                 */
+                "X-RateLimit-Limit"?: number;
+                /**
+                 * @description Requests left in the current window; never negative.
+                 * @example 999
+                 */
+                "X-RateLimit-Remaining"?: number;
+                /**
+                 * @description Unix time (seconds) at which the current window ends.
+                 * @example 1767225660
+                 */
+                "X-RateLimit-Reset"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /**
+                         * @description One of: outcome_unknown.
+                         * @enum {unknown}
+                         */
+                        code?: "outcome_unknown";
                     };
                 };
             };
@@ -902,6 +940,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     createPage: {
@@ -959,6 +998,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     getPage: {
@@ -1010,6 +1050,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     updatePage: {
@@ -1074,6 +1115,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     deletePage: {
@@ -1113,6 +1155,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     listCalendarEvents: {
@@ -1187,6 +1230,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     createCalendarEvent: {
@@ -1271,6 +1315,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     listCalendars: {
@@ -1326,6 +1371,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     createCalendar: {
@@ -1379,6 +1425,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
         };
     };
     getOpenApiDocument: {

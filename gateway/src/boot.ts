@@ -3,11 +3,13 @@ import { createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess
 import { createApp } from "./app";
 import { documentationRoutes } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
-import { createMemoryEpochs, createRedisEpochs, type CredentialEpochs } from "./auth/credential-epochs";
+import { createMemoryEpochs, createRedisEpochs, gatedEpochs, type CredentialEpochs } from "./auth/credential-epochs";
+import { createEpochPropagation } from "./auth/epoch-propagation";
 import { createKnownKeys } from "./auth/known-keys";
 import { loadGatewayConfig, type GatewayConfig } from "./config";
 import { createMemoryAuthFailureLimiter, createRedisAuthFailureLimiter, type FailureKind } from "./ratelimit/auth-failure-limiter";
 import { createLimiterStats, type LimiterStats } from "./ratelimit/limiter-stats";
+import { createRedisGate } from "./ratelimit/redis-gate";
 import { createMemoryLimiter } from "./ratelimit/memory-limiter";
 import { createRedisLimiter } from "./ratelimit/redis-limiter";
 import { createResilientLimiter } from "./ratelimit/resilient-limiter";
@@ -49,34 +51,38 @@ function connectRedis(config: GatewayConfig): Redis | Cluster {
 /** Opens the gateway's clients once, migrates, and builds the app; the entry file only serves it. */
 export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp>; limiterStats: LimiterStats }> {
   const logger = createLogger("gateway", config.logLevel);
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, undefined, logger);
   if (config.migrateOnStart) await migrate(database.sql, "gateway", MIGRATIONS);
 
   const redis = config.redisUrl ? connectRedis(config) : null;
   // Connection errors surface through the limiters, which log once per outage; ioredis would log each one.
   redis?.on("error", () => {});
   const limiterStats = createLimiterStats();
+  // Every Redis call on the request path goes through this one gate, so an outage is detected once for all of them.
+  const redisGate = createRedisGate({ logger, stats: limiterStats });
   const suspension = { suspendAfterMultiple: config.suspendAfterMultiple, suspendSeconds: config.suspendSeconds };
   let epochs: CredentialEpochs;
+  let requestEpochs: CredentialEpochs;
   let limiter: RateLimiter;
   if (redis) {
     epochs = createRedisEpochs(redis);
+    requestEpochs = gatedEpochs(epochs, redisGate);
     limiter = createResilientLimiter({
       primary: createRedisLimiter(redis, suspension),
       fallback: createMemoryLimiter(suspension, null),
       mode: config.rateLimitFailureMode,
-      logger,
-      stats: limiterStats,
+      gate: redisGate,
     });
   } else {
-    epochs = createMemoryEpochs();
+    epochs = requestEpochs = createMemoryEpochs();
     limiter = createMemoryLimiter(suspension, epochs);
   }
+  const propagation = createEpochPropagation(epochs, { logger });
 
   const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis, database: database.pool });
   const authFailureLimiter = (kind: FailureKind) =>
     redis
-      ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { stats: limiterStats, kind })
+      ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { gate: redisGate, kind })
       : createMemoryAuthFailureLimiter(config.authFailuresPerMinute);
   const onBackgroundError = (error: unknown) => logger.warn("background write failed", { error: String(error) });
   const knownKeys = createKnownKeys({
@@ -95,7 +101,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       authenticator: createAuthenticator({
         sql: database.sql,
         keyPrefix: config.keyPrefix,
-        epochs,
+        epochs: requestEpochs,
         knownKeys,
         onLookup: metrics.observeKeyLookup,
         onBackgroundError,
@@ -110,13 +116,13 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       observe: metrics.observeRequest,
       onUpstreamError: metrics.observeUpstreamError,
     },
-    admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix, logger },
+    admin: { sql: database.sql, epochs: propagation, keyPrefix: config.keyPrefix, logger },
     adminToken: config.adminToken,
     adminAuthFailures: authFailureLimiter("admin-token"),
     onAdminAuthFailure: metrics.observeAdminAuthFailure,
     trustedProxies: config.trustedProxies,
     readiness: {
-      database: () => database.sql`select 1`,
+      database: () => database.health.check(),
       ...(redis && config.rateLimitFailureMode === "closed" ? { redis: () => redis.ping() } : {}),
       pages: upstreamReady(config.upstreams.pages),
       calendar: upstreamReady(config.upstreams.calendar),
@@ -143,6 +149,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     },
     async close() {
       metrics.stop();
+      propagation.close();
       await limiter.close();
       redis?.disconnect();
       await database.close();

@@ -14,9 +14,8 @@ export interface TestStorage {
  * afterwards, so runs never see each other's data. Otherwise embedded PGlite in
  * a temporary folder.
  */
-export async function testStorage(): Promise<TestStorage> {
+export async function testStorage(serverUrl = process.env.DATABASE_URL): Promise<TestStorage> {
   const dataDir = await mkdtemp(join(tmpdir(), "wsapi-test-"));
-  const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     return { env: { DATA_DIR: dataDir }, dispose: () => rm(dataDir, { recursive: true, force: true }) };
   }

@@ -27,6 +27,8 @@ export interface StartOptions {
   withoutRedis?: boolean;
   /** Print the processes' log lines (for debugging a test). */
   verbose?: boolean;
+  /** The PostgreSQL server to make the system's database on (default DATABASE_URL; a fault test's own server). */
+  databaseServerUrl?: string;
 }
 
 /** The runtime the processes run on: TEST_RUNTIME=deno runs the same suite against Deno. */
@@ -35,7 +37,7 @@ export const TEST_RUNTIME = (process.env.TEST_RUNTIME ?? "bun") as RuntimeName;
 /** Starts the real gateway and services as processes on free ports, with their own storage. */
 export async function startSystem(options: StartOptions = {}): Promise<TestSystem> {
   const replicas = options.replicas ?? 1;
-  const storage = await testStorage();
+  const storage = await testStorage(options.databaseServerUrl);
   const base = await freePortBlock(2 * replicas + 2);
   const redisUrl = options.withoutRedis ? undefined : process.env.REDIS_URL;
   const running = await launchSystem({

@@ -3,7 +3,6 @@ import postgres from "postgres";
 import { createLogger } from "@ws/shared";
 import { adminRoutes } from "../../gateway/src/admin";
 import { ADMIN_OPERATIONS, ADMIN_PREFIX } from "../../gateway/src/admin/operations";
-import { createMemoryEpochs } from "../../gateway/src/auth/credential-epochs";
 import { createMemoryAuthFailureLimiter } from "../../gateway/src/ratelimit/auth-failure-limiter";
 
 // Building the routes opens no connection: this pool is handed over but never queried.
@@ -11,7 +10,7 @@ const sql = postgres("postgres://unused@127.0.0.1:9/unused", { max: 1 });
 afterAll(() => sql.end());
 
 describe("the management operation table", () => {
-  const app = adminRoutes({ sql, epochs: createMemoryEpochs(), keyPrefix: "wsk", logger: createLogger("test", "silent") }, {
+  const app = adminRoutes({ sql, epochs: { publish: async () => true }, keyPrefix: "wsk", logger: createLogger("test", "silent") }, {
     adminToken: "token",
     failures: createMemoryAuthFailureLimiter(100),
     clientAddressOf: () => "127.0.0.1",

@@ -1,11 +1,11 @@
-import { ApiError, isUuid, type Logger, type Pool, type Sql, type TransactionSql } from "@ws/shared";
-import type { CredentialEpochs } from "../auth/credential-epochs";
+import { ApiError, isUuid, transaction, type Logger, type Pool, type Sql, type TransactionSql } from "@ws/shared";
+import type { EpochPropagation } from "../auth/epoch-propagation";
 import { bumpAuthEpoch, workspaceExists } from "../identity/workspaces";
 
 /** What every management operation is handed. */
 export interface AdminDeps {
   sql: Pool;
-  epochs: CredentialEpochs;
+  epochs: Pick<EpochPropagation, "publish">;
   keyPrefix: string;
   logger: Logger;
 }
@@ -16,15 +16,20 @@ export async function assertWorkspace(sql: Sql, workspaceId: string): Promise<vo
 
 /**
  * Runs a change that can alter what the workspace's keys may do: the epoch
- * rises in the same transaction, and is published once it has committed. A
- * failed publish does not undo the change: while Redis is unreachable no replica
- * trusts a cached key, and the first key read afterwards raises the published
- * epoch to the database's (auth/authenticator.ts).
+ * rises in the same transaction, and is published once it has committed. The
+ * call answers only once the epoch has reached Redis, where every replica
+ * compares its cached keys with it. When Redis does not take it in time, the
+ * answer is 503 saying the change is committed but not yet in force everywhere;
+ * the publish goes on being retried until it lands.
  */
 export async function changeCredentials<T>(deps: AdminDeps, workspaceId: string, change: (tx: TransactionSql) => Promise<T>): Promise<T> {
-  const [result, epoch] = await deps.sql.begin(async (tx) => [await change(tx), await bumpAuthEpoch(tx, workspaceId)] as const);
-  await deps.epochs.publish(workspaceId, epoch).catch((error) => {
-    deps.logger.warn("credential epoch not published; replicas catch up on their next key read", { workspace_id: workspaceId, error: String(error) });
-  });
+  const [result, epoch] = await transaction(deps.sql, "", async (tx) => [await change(tx), await bumpAuthEpoch(tx, workspaceId)] as const);
+  if (!(await deps.epochs.publish(workspaceId, epoch))) {
+    throw new ApiError(
+      "service_unavailable",
+      "The change is committed but not yet propagated to every gateway replica; it takes effect everywhere once Redis is reachable. Do not repeat it.",
+      { details: { committed: true, propagated: false } },
+    );
+  }
   return result as T;
 }

@@ -1,4 +1,5 @@
 import type { Redis, Cluster } from "ioredis";
+import type { RedisGate } from "../ratelimit/redis-gate";
 import { redisKeys } from "../ratelimit/redis-keys";
 
 /**
@@ -41,5 +42,20 @@ export function createRedisEpochs(redis: Redis | Cluster): CredentialEpochs {
     async publish(workspaceId, epoch) {
       await raise(redisKeys.authEpoch(workspaceId), epoch);
     },
+  };
+}
+
+/**
+ * The request path's view of the epochs: through the gate, so that while Redis
+ * is down a request never waits on it (a publish is then skipped and reported
+ * as failed; whoever needs it to land retries, as the management API does).
+ */
+export function gatedEpochs(epochs: CredentialEpochs, gate: RedisGate): CredentialEpochs {
+  const redisDown = (): never => {
+    throw new Error("Redis is unreachable");
+  };
+  return {
+    current: (workspaceId) => gate.run(() => epochs.current(workspaceId), redisDown),
+    publish: (workspaceId, epoch) => gate.run(() => epochs.publish(workspaceId, epoch), redisDown),
   };
 }

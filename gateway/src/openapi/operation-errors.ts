@@ -5,7 +5,7 @@ import { ERROR_STATUS, PUBLIC_SERVICES, pathParamNames, type PublicOperation } f
  * key, scope or role (401, 403), the rate limit (429), oversized headers (431),
  * and a failure of its own or of the service behind it (500, 502, 503).
  */
-export const GATEWAY_ERROR_STATUSES = [401, 403, 429, 431, 500, 502, 503] as const;
+export const GATEWAY_ERROR_STATUSES = [401, 403, 429, 431, 500, 502, 503, 504] as const;
 
 const MiB = 1024 * 1024;
 

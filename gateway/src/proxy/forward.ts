@@ -1,10 +1,10 @@
-import { ApiError, PRINCIPAL_HEADER, REQUEST_ID_HEADER } from "@ws/shared";
+import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, serviceBudgetMs } from "@ws/shared";
 
 /** Headers that describe one hop, or that carry the client's credentials: never passed on. */
 const NOT_FORWARDED = new Set([
   "authorization", "x-api-key", "cookie", "host", "connection", "keep-alive", "proxy-authorization",
   "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length", PRINCIPAL_HEADER,
-  REQUEST_ID_HEADER,
+  REQUEST_ID_HEADER, DEADLINE_HEADER,
 ]);
 const NOT_RETURNED = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"]);
 
@@ -21,9 +21,30 @@ export interface ForwardRequest {
   onError?: (kind: UpstreamErrorKind) => void;
 }
 
-export type UpstreamErrorKind = "timeout" | "unreachable";
+/** unreachable: no connection was made; timeout: no answer in time; lost: the connection broke before the answer. */
+export type UpstreamErrorKind = "timeout" | "unreachable" | "lost";
 
-/** Sends the request to its service; a service that is down or slow is a 503, never a hang. */
+/** Methods a client may repeat without changing the result beyond the first time (RFC 9110). */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+/** Socket errors that mean no connection was made, so the service never saw the request. */
+function neverConnected(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (code === "ECONNREFUSED" || code === "ConnectionRefused" || code === "ENOTFOUND" || code === "EHOSTUNREACH") return true;
+    // Deno names the step that failed: "client error (Connect)".
+    if (/connection refused|unable to connect|\(Connect\)/i.test(cause.message)) return true;
+  }
+  return false;
+}
+
+/**
+ * Sends the request to its service, with the time the service may spend on it
+ * (a little less than this timeout: what the service commits, it commits
+ * before the gateway answers). A service that cannot be reached is a 503 (not
+ * executed, retry); one that got the request and did not answer in time is a
+ * 504 `outcome_unknown`, with `Retry-After` only when repeating the method is harmless.
+ */
 export async function forward(request: ForwardRequest): Promise<Response> {
   const headers = new Headers();
   request.headers.forEach((value, name) => {
@@ -31,6 +52,7 @@ export async function forward(request: ForwardRequest): Promise<Response> {
   });
   headers.set(PRINCIPAL_HEADER, request.principalToken);
   headers.set(REQUEST_ID_HEADER, request.requestId);
+  headers.set(DEADLINE_HEADER, String(serviceBudgetMs(request.timeoutMs)));
   let upstream: Response;
   try {
     upstream = await fetch(request.upstream + request.pathAndQuery, {
@@ -41,12 +63,16 @@ export async function forward(request: ForwardRequest): Promise<Response> {
       signal: AbortSignal.timeout(request.timeoutMs),
     });
   } catch (error) {
+    if (neverConnected(error)) {
+      request.onError?.("unreachable");
+      throw new ApiError("service_unavailable", "The service is unavailable. The request was not executed; try again later.", { headers: { "retry-after": "1" } });
+    }
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    request.onError?.(timedOut ? "timeout" : "unreachable");
+    request.onError?.(timedOut ? "timeout" : "lost");
     throw new ApiError(
-      "service_unavailable",
-      timedOut ? "The service did not answer in time. Try again later." : "The service is unavailable. Try again later.",
-      { headers: { "retry-after": "1" } },
+      "outcome_unknown",
+      `${timedOut ? "The service did not answer in time." : "The connection to the service broke before it answered."} The request may or may not have taken effect; check before repeating it.`,
+      IDEMPOTENT.has(request.method.toUpperCase()) ? { headers: { "retry-after": "1" } } : {},
     );
   }
   const responseHeaders = new Headers();

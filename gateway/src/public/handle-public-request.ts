@@ -1,4 +1,4 @@
-import { ApiError, requestIdOf, signPrincipal, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
+import { ApiError, databaseFailure, notExecuted, requestIdOf, signPrincipal, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
 import type { Authenticator } from "../auth/authenticator";
 import { extractKey } from "../auth/extract-credential";
 import { assertScope, effectiveScopes } from "../auth/permissions";
@@ -113,8 +113,10 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
       response.headers.set("x-request-id", requestId);
     } catch (error) {
-      if (error instanceof ApiError) {
-        response = error.toResponse(requestId, headers);
+      // The gateway's own database calls (key look-ups) come before forwarding: when they fail, nothing ran.
+      const answer = error instanceof ApiError ? error : databaseFailure(error) ? notExecuted("The database is unavailable.") : undefined;
+      if (answer) {
+        response = answer.toResponse(requestId, headers);
       } else {
         deps.logger.error("request failed", { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
         response = new ApiError("internal_error", "Something went wrong on our side.").toResponse(requestId, headers);

@@ -2,7 +2,7 @@ import { ApiError } from "@ws/shared";
 import type { Cluster, Redis } from "ioredis";
 import { failureCountingUnit } from "../client-address/client-address";
 import { minuteWindows, windowEnd, WINDOW_SECONDS } from "./limiter";
-import type { LimiterStats } from "./limiter-stats";
+import { createRedisGate, type RedisGate } from "./redis-gate";
 import { redisKeys } from "./redis-keys";
 
 /**
@@ -92,24 +92,19 @@ export function createMemoryAuthFailureLimiter(limitPerMinute: number, clock: ()
 }
 
 /**
- * Shared by every replica through Redis; while Redis fails, counted per replica
- * in memory (whatever RATE_LIMIT_FAILURE_MODE says: refusing every failed login
- * with 503 would tell an attacker nothing more than a 401).
+ * Shared by every replica through Redis; while the gate says Redis is down,
+ * counted per replica in memory (whatever RATE_LIMIT_FAILURE_MODE says: refusing
+ * every failed login with 503 would tell an attacker nothing more than a 401).
  */
 export function createRedisAuthFailureLimiter(
   redis: Redis | Cluster,
   limitPerMinute: number,
-  options: { stats?: LimiterStats; kind?: FailureKind } = {},
+  options: { gate?: RedisGate; kind?: FailureKind } = {},
 ): AuthFailureLimiter {
   const primary = redisCounter(redis, options.kind ?? "api-key");
   const fallback = memoryCounter(Date.now);
-  const resilient = (operation: "increment" | "read"): FailureCounter[typeof operation] => async (clientAddress) => {
-    try {
-      return await primary[operation](clientAddress);
-    } catch {
-      if (options.stats) options.stats.redisErrors += 1;
-      return fallback[operation](clientAddress);
-    }
-  };
+  const gate = options.gate ?? createRedisGate();
+  const resilient = (operation: "increment" | "read"): FailureCounter[typeof operation] => (clientAddress) =>
+    gate.run(() => primary[operation](clientAddress), () => fallback[operation](clientAddress));
   return limitedBy({ increment: resilient("increment"), read: resilient("read") }, limitPerMinute);
 }

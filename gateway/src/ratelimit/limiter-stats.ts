@@ -3,11 +3,11 @@
  * read by whoever exports metrics (counters only rise; `degraded` is a gauge).
  */
 export interface LimiterStats {
-  /** True while the last Redis call of the request limiter failed. */
+  /** True while the Redis gate considers Redis down (redis-gate.ts). */
   degraded: boolean;
   /** Times Redis went from reachable to unreachable. */
   outages: number;
-  /** Redis calls that failed (request limiter and auth-failure limiter). */
+  /** Redis calls that failed, of every caller of the gate. */
   redisErrors: number;
   /** Decisions taken by the in-memory fallback in open mode. */
   fallbackDecisions: number;

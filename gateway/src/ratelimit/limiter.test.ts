@@ -6,7 +6,7 @@ const MINUTE = 1_763_700_000 - (1_763_700_000 % 60);
 describe("decide", () => {
   test("when the first request of a window arrives, then it is allowed with limit − 1 remaining and Reset at the end of the clock minute", () => {
     const decision = decide(1, 10, MINUTE + 12.5, 0, "3");
-    expect(decision).toEqual({ outcome: "allowed", limit: 10, remaining: 9, resetAt: MINUTE + 60, retryAfter: 0, authEpoch: "3" });
+    expect(decision).toEqual({ outcome: "allowed", limit: 10, count: 1, remaining: 9, resetAt: MINUTE + 60, retryAfter: 0, authEpoch: "3" });
   });
 
   test("when the count reaches the limit exactly, then the request is allowed with 0 remaining", () => {

@@ -3,6 +3,8 @@ export type RateLimitOutcome = "allowed" | "limited" | "suspended";
 export interface RateLimitDecision {
   outcome: RateLimitOutcome;
   limit: number;
+  /** Requests counted in the key's window, this one included. */
+  count: number;
   remaining: number;
   /** Unix seconds at which the current window ends. */
   resetAt: number;
@@ -35,9 +37,14 @@ export interface SuspensionPolicy {
 
 export const WINDOW_SECONDS = 60;
 
+/** The number of the clock-minute window holding `nowSeconds`. */
+export function windowOf(nowSeconds: number): number {
+  return Math.floor(nowSeconds / WINDOW_SECONDS);
+}
+
 /** Unix seconds at which the clock-minute window holding `nowSeconds` ends. */
 export function windowEnd(nowSeconds: number): number {
-  return (Math.floor(nowSeconds / WINDOW_SECONDS) + 1) * WINDOW_SECONDS;
+  return (windowOf(nowSeconds) + 1) * WINDOW_SECONDS;
 }
 
 /** Beyond this many ids the in-memory counters start over rather than grow without bound. */
@@ -54,17 +61,28 @@ export function minuteWindows<Extra extends object = {}>(fresh: () => Extra = ()
     /** The id's entry in the window of `nowSeconds`, if it has one. */
     peek(id: string, nowSeconds: number) {
       const entry = entries.get(id);
-      return entry && entry.window === Math.floor(nowSeconds / WINDOW_SECONDS) ? entry : undefined;
+      return entry && entry.window === windowOf(nowSeconds) ? entry : undefined;
     },
     /** The id's entry in the window of `nowSeconds`, started at count 0 when it has none. */
     current(id: string, nowSeconds: number) {
       let entry = this.peek(id, nowSeconds);
       if (!entry) {
         if (entries.size >= MAX_TRACKED_IDS) entries.clear();
-        entry = { window: Math.floor(nowSeconds / WINDOW_SECONDS), count: 0, ...fresh() };
+        entry = { window: windowOf(nowSeconds), count: 0, ...fresh() };
         entries.set(id, entry);
       }
       return entry;
+    },
+    /** Raises the id's count in `window` to at least `count`; an entry of a later window is kept as it is. */
+    raise(id: string, window: number, count: number) {
+      const entry = entries.get(id);
+      if (entry && entry.window > window) return;
+      if (entry && entry.window === window) {
+        entry.count = Math.max(entry.count, count);
+        return;
+      }
+      if (entries.size >= MAX_TRACKED_IDS) entries.clear();
+      entries.set(id, { window, count, ...fresh() });
     },
   };
 }
@@ -82,8 +100,8 @@ export function decide(count: number, limit: number, nowSeconds: number, suspend
   const resetAt = windowEnd(nowSeconds);
   const remaining = Math.max(0, limit - count);
   if (suspendedForSeconds > 0) {
-    return { outcome: "suspended", limit, remaining: 0, resetAt, retryAfter: Math.max(1, Math.ceil(suspendedForSeconds)), authEpoch };
+    return { outcome: "suspended", limit, count, remaining: 0, resetAt, retryAfter: Math.max(1, Math.ceil(suspendedForSeconds)), authEpoch };
   }
-  if (count > limit) return { outcome: "limited", limit, remaining: 0, resetAt, retryAfter: Math.max(1, Math.ceil(resetAt - nowSeconds)), authEpoch };
-  return { outcome: "allowed", limit, remaining, resetAt, retryAfter: 0, authEpoch };
+  if (count > limit) return { outcome: "limited", limit, count, remaining: 0, resetAt, retryAfter: Math.max(1, Math.ceil(resetAt - nowSeconds)), authEpoch };
+  return { outcome: "allowed", limit, count, remaining, resetAt, retryAfter: 0, authEpoch };
 }

@@ -1,13 +1,19 @@
 import type { CredentialEpochs } from "../auth/credential-epochs";
 import { decide, MAX_TRACKED_IDS, minuteWindows, suspensionThreshold, type LimitedKey, type RateLimitDecision, type RateLimiter, type SuspensionPolicy } from "./limiter";
 
+/** The in-process limiter, able to take over a key's count from Redis. */
+export interface MemoryLimiter extends RateLimiter {
+  /** The key's count in that window was at least `count` (as Redis last said): count on from there. */
+  continueFrom(keyId: string, window: number, count: number): void;
+}
+
 /**
  * The in-process limiter: the embedded default, and the per-replica fallback
  * while Redis is unreachable (then without epochs, so no cached key is trusted).
  * Same rules as the Redis script: clock-minute windows, suspension on crossing
  * the threshold once per window.
  */
-export function createMemoryLimiter(policy: SuspensionPolicy, epochs: CredentialEpochs | null, clock: () => number = Date.now): RateLimiter {
+export function createMemoryLimiter(policy: SuspensionPolicy, epochs: CredentialEpochs | null, clock: () => number = Date.now): MemoryLimiter {
   const windows = minuteWindows(() => ({ suspendedInWindow: false }));
   const suspendedUntil = new Map<string, number>();
   return {
@@ -29,6 +35,9 @@ export function createMemoryLimiter(policy: SuspensionPolicy, epochs: Credential
       }
       const epoch = epochs ? await epochs.current(key.workspaceId) : null;
       return decide(count, key.limit, now, suspendedFor, epoch);
+    },
+    continueFrom(keyId, window, count) {
+      windows.raise(keyId, window, count);
     },
     async close() {},
   };

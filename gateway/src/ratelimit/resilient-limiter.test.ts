@@ -1,8 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError, type Logger } from "@ws/shared";
+import { decide, windowOf, type LimitedKey } from "./limiter";
 import { createMemoryLimiter } from "./memory-limiter";
-import type { RateLimiter } from "./limiter";
+import { createRedisGate } from "./redis-gate";
+import type { CountedElsewhere, RedisLimiter } from "./redis-limiter";
 import { createResilientLimiter, type FailureMode } from "./resilient-limiter";
+
+const MINUTE_MS = (1_763_700_000 - (1_763_700_000 % 60)) * 1000;
 
 function recordingLogger() {
   const lines: string[] = [];
@@ -11,25 +15,38 @@ function recordingLogger() {
   return { logger, lines };
 }
 
-function switchable() {
+/** Stands in for the Redis script: counts per key and window, adds what was counted elsewhere in the same window. */
+function switchableRedis(clock: () => number) {
   let up = true;
   let delayMs = 0;
-  const primary: RateLimiter = {
-    async hit(key) {
+  const counts = new Map<string, number>();
+  const primary: RedisLimiter = {
+    async hit(key: LimitedKey, elsewhere?: CountedElsewhere) {
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
       if (!up) throw new Error("Stream isn't writeable");
-      return { outcome: "allowed", limit: key.limit, remaining: key.limit - 1, resetAt: 60, retryAfter: 0, authEpoch: "5" };
+      const now = clock() / 1000;
+      const add = 1 + (elsewhere && elsewhere.window === windowOf(now) ? elsewhere.count : 0);
+      const count = (counts.get(key.id) ?? 0) + add;
+      counts.set(key.id, count);
+      return decide(count, key.limit, now, 0, "5");
     },
     async close() {},
   };
-  return { primary, setUp: (value: boolean) => (up = value), setDelay: (ms: number) => (delayMs = ms) };
+  return { primary, counts, setUp: (value: boolean) => (up = value), setDelay: (ms: number) => (delayMs = ms) };
 }
 
 function build(mode: FailureMode) {
-  const { primary, setUp, setDelay } = switchable();
+  const clock = () => MINUTE_MS + 20_000;
+  const redis = switchableRedis(clock);
   const { logger, lines } = recordingLogger();
-  const limiter = createResilientLimiter({ primary, fallback: createMemoryLimiter({ suspendAfterMultiple: 2, suspendSeconds: 60 }, null), mode, logger });
-  return { limiter, setUp, setDelay, lines };
+  const gate = createRedisGate({ logger });
+  const limiter = createResilientLimiter({
+    primary: redis.primary,
+    fallback: createMemoryLimiter({ suspendAfterMultiple: 2, suspendSeconds: 60 }, null, clock),
+    mode,
+    gate,
+  });
+  return { limiter, ...redis, lines };
 }
 
 const key = { id: "key_a", workspaceId: "ws_1", limit: 2 };
@@ -46,7 +63,6 @@ describe("resilient limiter", () => {
     }
     expect(outcomes).toEqual(["allowed", "allowed", "limited"]);
     expect(lines.filter((line) => line.startsWith("error"))).toHaveLength(1);
-    expect(limiter.stats.degraded).toBe(true);
     expect(limiter.stats).toMatchObject({ degraded: true, outages: 1, redisErrors: 3, fallbackDecisions: 3 });
   });
 
@@ -84,5 +100,38 @@ describe("resilient limiter", () => {
     );
     expect(timings.filter((ms) => ms >= 45)).toHaveLength(1);
     expect(limiter.stats.redisErrors).toBe(2);
+  });
+
+  test("when Redis fails in the middle of a window, then the memory limiter counts on from the last count Redis gave for the key", async () => {
+    const { limiter, setUp } = build("open");
+    const limited = { ...key, limit: 5 };
+    for (let i = 0; i < 3; i++) expect((await limiter.hit(limited)).outcome).toBe("allowed");
+    setUp(false);
+    const during = [];
+    for (let i = 0; i < 3; i++) during.push((await limiter.hit(limited)).outcome);
+    expect(during).toEqual(["allowed", "allowed", "limited"]);
+  });
+
+  test("when Redis comes back, then the requests counted in memory meanwhile are added to the key's count in Redis", async () => {
+    const { limiter, setUp, counts } = build("open");
+    const limited = { ...key, limit: 5 };
+    for (let i = 0; i < 2; i++) await limiter.hit(limited);
+    setUp(false);
+    for (let i = 0; i < 2; i++) await limiter.hit(limited);
+    setUp(true);
+    const back = await limiter.hit(limited);
+    expect(back.count).toBe(5);
+    expect(counts.get(limited.id)).toBe(5);
+    expect((await limiter.hit(limited)).outcome).toBe("limited");
+  });
+
+  test("when the call that would carry the memory count to Redis fails, then the count is carried by the next one", async () => {
+    const { limiter, setUp, counts } = build("open");
+    setUp(false);
+    for (let i = 0; i < 3; i++) await limiter.hit({ ...key, limit: 10 });
+    await limiter.hit({ ...key, limit: 10 });
+    setUp(true);
+    await limiter.hit({ ...key, limit: 10 });
+    expect(counts.get(key.id)).toBe(5);
   });
 });

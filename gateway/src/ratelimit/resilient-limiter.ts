@@ -1,66 +1,73 @@
-import { ApiError, type Logger } from "@ws/shared";
-import type { LimitedKey, RateLimitDecision, RateLimiter } from "./limiter";
-import { createLimiterStats, type LimiterStats } from "./limiter-stats";
+import { ApiError } from "@ws/shared";
+import { MAX_TRACKED_IDS, WINDOW_SECONDS, type LimitedKey, type RateLimitDecision, type RateLimiter } from "./limiter";
+import type { LimiterStats } from "./limiter-stats";
+import type { MemoryLimiter } from "./memory-limiter";
+import type { RedisGate } from "./redis-gate";
+import type { CountedElsewhere, RedisLimiter } from "./redis-limiter";
 
 export type FailureMode = "open" | "closed";
 
+const windowOfDecision = (decision: RateLimitDecision) => decision.resetAt / WINDOW_SECONDS - 1;
+
 /**
- * Redis first. While Redis fails (ioredis fails at once while disconnected,
- * and after its command timeout when Redis stalls), open mode limits per
- * replica in memory (and trusts no cached key), closed mode refuses with 503.
- * During an outage one request at a time still probes Redis, so a stalled Redis
- * costs one timeout per probe rather than per request, and the first probe that
- * succeeds puts every request back on Redis. Logs once per outage.
+ * Redis first, through the gate. While the gate says Redis is down, open mode
+ * limits per replica in memory (and trusts no cached key), closed mode refuses
+ * with 503. The memory limiter counts on from the last count this replica saw
+ * in Redis for the key, and what it admitted is added to Redis with the key's
+ * next request once Redis answers again, so an outage never resets a key's
+ * window (gateway/src/ratelimit/README.md gives the bound that remains).
  */
 export function createResilientLimiter(options: {
-  primary: RateLimiter;
-  fallback: RateLimiter;
+  primary: RedisLimiter;
+  fallback: MemoryLimiter;
   mode: FailureMode;
-  logger: Logger;
-  stats?: LimiterStats;
+  gate: RedisGate;
 }): RateLimiter & { stats: LimiterStats } {
-  const stats = options.stats ?? createLimiterStats();
-  const setDegraded = (value: boolean, error?: unknown) => {
-    if (stats.degraded === value) return;
-    stats.degraded = value;
-    if (value) {
-      stats.outages += 1;
-      options.logger.error("redis unreachable: rate limiting falls back", { mode: options.mode, error: String(error) });
-    } else {
-      options.logger.info("redis reachable again: rate limiting through redis");
+  const { gate, fallback, primary } = options;
+  const stats = gate.stats;
+  /** Requests counted in memory that Redis has not been told of yet, per key. */
+  const unshared = new Map<string, CountedElsewhere>();
+
+  const share = (keyId: string, counted: CountedElsewhere) => {
+    const pending = unshared.get(keyId);
+    if (pending && pending.window === counted.window) pending.count += counted.count;
+    else if (!pending || pending.window < counted.window) {
+      if (unshared.size >= MAX_TRACKED_IDS) unshared.clear();
+      unshared.set(keyId, { ...counted });
     }
   };
-  let probing = false;
-  const withoutRedis = (key: LimitedKey): Promise<RateLimitDecision> => {
+
+  const withoutRedis = async (key: LimitedKey): Promise<RateLimitDecision> => {
     if (options.mode === "closed") {
       stats.rejectedRequests += 1;
       throw new ApiError("service_unavailable", "Rate limiting is unavailable. Try again later.", { headers: { "retry-after": "1" } });
     }
     stats.fallbackDecisions += 1;
-    return options.fallback.hit(key);
+    const decision = await fallback.hit(key);
+    share(key.id, { window: windowOfDecision(decision), count: 1 });
+    return decision;
   };
+
+  const throughRedis = async (key: LimitedKey): Promise<RateLimitDecision> => {
+    const carried = unshared.get(key.id);
+    unshared.delete(key.id);
+    let decision: RateLimitDecision;
+    try {
+      decision = await primary.hit(key, carried);
+    } catch (error) {
+      if (carried) share(key.id, carried);
+      throw error;
+    }
+    fallback.continueFrom(key.id, windowOfDecision(decision), decision.count);
+    return decision;
+  };
+
   return {
-    async hit(key: LimitedKey): Promise<RateLimitDecision> {
-      if (stats.degraded && probing) return withoutRedis(key);
-      const probe = stats.degraded;
-      if (probe) probing = true;
-      let decision: RateLimitDecision;
-      try {
-        decision = await options.primary.hit(key);
-      } catch (error) {
-        stats.redisErrors += 1;
-        setDegraded(true, error);
-        return withoutRedis(key);
-      } finally {
-        if (probe) probing = false;
-      }
-      setDegraded(false);
-      return decision;
-    },
+    hit: (key) => gate.run(() => throughRedis(key), () => withoutRedis(key)),
     stats,
     async close() {
-      await options.primary.close();
-      await options.fallback.close();
+      await primary.close();
+      await fallback.close();
     },
   };
 }

@@ -1,6 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import postgres from "postgres";
 import { countedSockets } from "./counted-sockets";
+import type { Logger } from "../observability/logger";
+import { healingPool, type DatabaseHealth } from "./database-monitor";
 
 /** A pool or a transaction: repositories accept either, so services decide the transaction. */
 export type Sql = postgres.Sql | postgres.TransactionSql;
@@ -19,6 +21,7 @@ export interface Database {
   embedded: boolean;
   /** Connections the pool has open now, and the most it opens: for metrics. */
   pool: { open(): number; max: number };
+  health: DatabaseHealth;
   close(): Promise<void>;
 }
 
@@ -33,20 +36,29 @@ export type LoadEmbeddedExtensions = () => Promise<EmbeddedExtensions>;
 
 /**
  * One pool per process, made at start. Embedded mode serves PGlite over a local
- * socket so the same `postgres` driver and the same SQL run in both modes.
+ * socket so the same `postgres` driver and the same SQL run in both modes. A
+ * server pool fails fast while PostgreSQL is unreachable and renews itself
+ * when it is back (database-monitor.ts).
  */
-export async function openDatabase(config: DatabaseConfig, loadExtensions?: LoadEmbeddedExtensions): Promise<Database> {
+export async function openDatabase(config: DatabaseConfig, loadExtensions?: LoadEmbeddedExtensions, logger?: Logger): Promise<Database> {
   const sockets = countedSockets();
   const options = {
     max: config.poolMax,
     idle_timeout: 30,
     connect_timeout: 10,
+    // The driver's default back-off grows to 20 s between reconnects after a long outage: cap it.
+    backoff: (attempt: number) => Math.min(0.02 * 2 ** attempt, 0.25),
     onnotice: () => {},
     socket: sockets.create,
   };
   if (config.url) {
-    const sql = postgres(config.url, options);
-    return { sql, embedded: false, pool: { open: sockets.open, max: config.poolMax }, close: () => sql.end({ timeout: 5 }) };
+    const url = config.url;
+    // Never connects; `path` only names it in the "connection ended" errors it answers with (readiness shows them).
+    const refusing = postgres(url, { ...options, max: 1, path: "(database unreachable)" });
+    await refusing.end();
+    const probe = (onclose: () => void) => postgres(url, { ...options, max: 1, connect_timeout: 2, backoff: () => 0.05, max_lifetime: null, onclose });
+    const healing = healingPool({ open: (onclose) => postgres(url, { ...options, onclose }), refusing, probe, logger });
+    return { sql: healing.pool, embedded: false, pool: { open: sockets.open, max: config.poolMax }, health: healing.health, close: () => healing.close() };
   }
   // Only here, when DATABASE_URL is absent, is the embedded database loaded.
   const { PGlite } = await import("@electric-sql/pglite");
@@ -64,6 +76,8 @@ export async function openDatabase(config: DatabaseConfig, loadExtensions?: Load
     sql,
     embedded: true,
     pool: { open: sockets.open, max: 1 },
+    // In the process itself: up as long as the process is.
+    health: { up: true, check: async () => void (await sql`select 1`) },
     async close() {
       await sql.end({ timeout: 5 });
       await server.stop();

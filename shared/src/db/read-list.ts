@@ -1,6 +1,7 @@
 import { ApiError } from "../errors/api-error";
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "../schemas/list";
 import type { Pool, TransactionSql } from "./database";
+import { transaction } from "./transaction";
 
 export interface Paging {
   page: number;
@@ -38,9 +39,9 @@ export interface ListReads<T> {
  * a page past the end reads no rows at all.
  */
 export function readList<T>(sql: Pool, paging: Paging, reads: ListReads<T>): Promise<{ data: T[]; total: number; page: number; per_page: number }> {
-  return sql.begin("isolation level repeatable read read only", async (tx) => {
+  return transaction(sql, "isolation level repeatable read read only", async (tx) => {
     const total = await reads.count(tx);
     const data = paging.offset < total ? await reads.rows(tx, paging.perPage, paging.offset) : [];
     return { data, total, page: paging.page, per_page: paging.perPage };
-  }) as Promise<{ data: T[]; total: number; page: number; per_page: number }>;
+  });
 }

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   key_suspended: 429,
   internal_error: 500,
   service_unavailable: 503,
+  outcome_unknown: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,22 +1,45 @@
+import { notExecuted, type Deadline } from "./deadline";
+
+interface Waiter {
+  start(): void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 /**
  * Lets at most `limit` tasks run at once; the others wait their turn in order.
  * Services admit only as many requests as they have database connections: when
  * every connection is busy and queries queue inside the `postgres` driver,
  * throughput decays over minutes (bench/README.md), while queueing here does not.
+ * A task still waiting when its deadline passes is dropped without running
+ * (503, not executed): its caller has given up on it.
  */
 export function concurrencyGate(limit: number) {
   let running = 0;
-  const waiting: (() => void)[] = [];
-  return async function admit<T>(task: () => Promise<T>): Promise<T> {
+  const waiting: Waiter[] = [];
+  return async function admit<T>(task: () => Promise<T>, deadline?: Deadline): Promise<T> {
     if (running < limit) running++;
-    else await new Promise<void>((resolve) => waiting.push(resolve));
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = { start: resolve };
+        if (deadline) {
+          waiter.timer = setTimeout(() => {
+            waiting.splice(waiting.indexOf(waiter), 1);
+            deadline.expire();
+            reject(notExecuted("The service was too busy to start the request before its deadline."));
+          }, deadline.remainingMs());
+        }
+        waiting.push(waiter);
+      });
+    }
     try {
       return await task();
     } finally {
       // A waiting task inherits the slot, so `running` never overshoots the limit.
       const next = waiting.shift();
-      if (next) next();
-      else running--;
+      if (next) {
+        clearTimeout(next.timer);
+        next.start();
+      } else running--;
     }
   };
 }

@@ -1,4 +1,5 @@
 import { Elysia, ValidationError } from "elysia";
+import { databaseErrorAnswer } from "../db/database-errors";
 import { ApiError } from "../errors/api-error";
 import type { Logger } from "../observability/logger";
 import { requestIdOf } from "./request-id";
@@ -20,7 +21,7 @@ export function failedFields(error: ValidationError): string[] {
   return [...fields];
 }
 
-export function toApiError(code: string | number, error: unknown, options: Pick<ErrorHandlerOptions, "validationCode">): ApiError {
+export function toApiError(code: string | number, error: unknown, options: Pick<ErrorHandlerOptions, "validationCode">, method = "POST"): ApiError {
   if (error instanceof ApiError) return error;
   // Path parameters are ids: one that cannot even be decoded is a malformed id, 404 (contract 2).
   if (error instanceof ValidationError && error.type === "params") return ApiError.notFound("The resource does not exist.");
@@ -35,7 +36,7 @@ export function toApiError(code: string | number, error: unknown, options: Pick<
     case "NOT_FOUND":
       return ApiError.notFound("No such path.");
     default:
-      return new ApiError("internal_error", "Something went wrong on our side.");
+      return databaseErrorAnswer(error, method) ?? new ApiError("internal_error", "Something went wrong on our side.");
   }
 }
 
@@ -46,7 +47,7 @@ export function errorHandler(options: ErrorHandlerOptions) {
       set.headers["x-request-id"] = requestIdOf(request);
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
-      const apiError = toApiError(code, error, options);
+      const apiError = toApiError(code, error, options, request.method);
       if (apiError.status >= 500) {
         options.logger.error("request failed", {
           request_id: requestIdOf(request),

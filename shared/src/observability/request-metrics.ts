@@ -16,7 +16,7 @@ export function requestMetrics(options: Pick<ErrorHandlerOptions, "validationCod
       started.set(request, performance.now());
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
-      errorStatus.set(request, toApiError(code, error, options).status);
+      errorStatus.set(request, toApiError(code, error, options, request.method).status);
     })
     .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
       const start = started.get(request);

@@ -1,3 +1,4 @@
+import type { Deadline } from "../http/deadline";
 import type { Principal } from "../principal/principal";
 import { CalendarEvent, CalendarListQuery, CalendarEventList, CalendarList, Calendar, CreateCalendarBody, CreateEventBody, EventListQuery } from "../schemas/calendar";
 import { CreatePageBody, Page, PageList, PageListQuery, UpdatePageBody } from "../schemas/pages";
@@ -105,6 +106,8 @@ export type ServiceOperationId<Service extends ServiceName> = {
 /** What a service's handlers are given besides the request's parameters, query and body. */
 export interface ServiceContext {
   principal: Principal;
+  /** When the gateway stops waiting: work started for the request commits only before it. */
+  deadline: Deadline;
 }
 
 /** A handler for each of the named operations. */

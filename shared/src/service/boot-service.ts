@@ -11,14 +11,19 @@ import { signingKeyFrom } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
 import { concurrencyGate } from "../http/concurrency-gate";
+import { answerWithinDeadline } from "../http/request-deadline";
 import { UNAUTHENTICATED_SERVICE_PATHS } from "../http/require-principal";
 
-/** API requests wait for one of the pool's connections before they start; probes and metrics never wait. */
+/**
+ * API requests wait for one of the pool's connections before they start, but
+ * never past their deadline, and are answered by it; probes and metrics never wait.
+ */
 function gatedByPool(app: { handle(request: Request): Promise<Response> }, poolMax: number) {
   const admit = concurrencyGate(poolMax);
   return (request: Request) => {
     const path = request.url.slice(request.url.indexOf("/", request.url.indexOf("//") + 2));
-    return UNAUTHENTICATED_SERVICE_PATHS.has(path) ? app.handle(request) : admit(() => app.handle(request));
+    if (UNAUTHENTICATED_SERVICE_PATHS.has(path)) return app.handle(request);
+    return answerWithinDeadline(request, (deadline) => admit(() => app.handle(request), deadline));
   };
 }
 
@@ -45,7 +50,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
     shutdownGraceMs: shutdownGraceMs(env),
   };
   const logger = createLogger(service.name, config.logLevel);
-  const database = await openDatabase(config.database, service.embeddedExtensions);
+  const database = await openDatabase(config.database, service.embeddedExtensions, logger);
   if (config.migrateOnStart) await migrate(database.sql, service.name, service.migrations);
   let draining = false;
   const principalKeys = [config.signingKey, config.previousSigningKey].filter((secret) => secret !== undefined).map(signingKeyFrom);

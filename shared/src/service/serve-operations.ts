@@ -1,4 +1,5 @@
 import type { AnyElysia } from "elysia";
+import type { Deadline } from "../http/deadline";
 import type { Principal } from "../principal/principal";
 import { mountOperations } from "../operations/mount-operations";
 import {
@@ -13,7 +14,8 @@ import type { ServiceName } from "../operations/public-operation";
 /**
  * Serves the service's operations of the public table, each from its
  * operationId's handler, with the route and schemas of its table entry. The
- * app must already derive the principal (requirePrincipal).
+ * app must already derive the principal (requirePrincipal) and the deadline
+ * (requestDeadline).
  */
 export function serveOperations<App extends AnyElysia, Service extends ServiceName>(
   app: App,
@@ -23,5 +25,5 @@ export function serveOperations<App extends AnyElysia, Service extends ServiceNa
   const operations = Object.fromEntries(
     PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service).map((operation) => [operation.operationId, operation]),
   ) as Pick<PublicOperations, ServiceOperationId<Service>>;
-  return mountOperations(app, operations, handlers, (context): ServiceContext => ({ principal: context.principal as Principal }));
+  return mountOperations(app, operations, handlers, (context): ServiceContext => ({ principal: context.principal as Principal, deadline: context.deadline as Deadline }));
 }

@@ -3,6 +3,7 @@ import type { Pool } from "../db/database";
 import { errorHandler } from "../http/error-handler";
 import { healthRoutes } from "../http/health";
 import { jsonBodies } from "../http/json-body";
+import { requestDeadline } from "../http/request-deadline";
 import { requirePrincipal } from "../http/require-principal";
 import type { Logger } from "../observability/logger";
 import type { HttpMetrics } from "../observability/metrics";
@@ -40,6 +41,7 @@ export function serviceApp<Service extends ServiceName>(deps: ServiceDeps, servi
     .use(errorHandler({ validationCode, logger: deps.logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining, onReadiness: deps.onReadiness }))
-    .use(requirePrincipal(deps.principalKeys));
+    .use(requirePrincipal(deps.principalKeys))
+    .use(requestDeadline());
   return serveOperations(app, service, handlers);
 }

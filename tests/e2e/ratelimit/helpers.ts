@@ -31,18 +31,20 @@ export function redisUrlWithDatabase(database: number): string {
 
 export const hasRedisServer = spawnSync("redis-server", ["--version"]).status === 0;
 
-/** A throwaway redis-server on its own port, stopped and started again by the fault tests. */
-export async function throwawayRedis() {
+/** A throwaway redis-server on its own port, stopped and started again by the fault tests; `args` are extra server options. */
+export async function throwawayRedis(args: string[] = []) {
   const port = await freePortBlock(1);
   let child: ChildProcess | undefined;
   const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 200 });
   client.on("error", () => {});
+  // Never outlives the test run, even when a hook timed out before `dispose`.
+  process.on("exit", () => child?.kill("SIGKILL"));
   const server = {
     port,
     url: `redis://127.0.0.1:${port}`,
     client,
     async start() {
-      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+      child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...args], { stdio: "ignore" });
       const deadline = Date.now() + 10_000;
       for (;;) {
         const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });

@@ -1,4 +1,4 @@
-import { ApiError, isUuid, uuidv7 } from "@ws/shared";
+import { ApiError, isUuid, transaction, uuidv7 } from "@ws/shared";
 import { findMember, insertMember, memberEmailTaken, replaceTeamMemberships, updateMember, type MemberRow } from "../../identity/members";
 import { existingTeamIds } from "../../identity/teams";
 import { assertWorkspace, changeCredentials, type AdminDeps } from "../admin-context";
@@ -16,7 +16,7 @@ export async function addMember(deps: AdminDeps, workspaceId: string, body: Crea
   if (await memberEmailTaken(deps.sql, workspaceId, body.email)) throw ApiError.validation(["email"], "A member with this email already exists.");
   const teamIds = await assertTeamsOfWorkspace(deps, workspaceId, body.team_ids ?? []);
   const id = uuidv7();
-  await deps.sql.begin(async (tx) => {
+  await transaction(deps.sql, "", async (tx) => {
     await insertMember(tx, { id, workspaceId, email: body.email, name: body.name ?? null, role: body.role });
     await replaceTeamMemberships(tx, id, teamIds);
   });

@@ -4,7 +4,7 @@ import * as calendars from "./service";
 /** The calendar operations of the public table, each answered by its use case. */
 export function calendarOperations(deps: ServiceDeps): PublicHandlers<"createCalendar" | "listCalendars"> {
   return {
-    createCalendar: ({ principal, body }) => calendars.createCalendar(deps.sql, principal, body),
+    createCalendar: ({ principal, body, deadline }) => calendars.createCalendar(deps.sql, principal, body, deadline),
     listCalendars: ({ principal, query }) => calendars.listCalendars(deps.sql, principal, query),
   };
 }

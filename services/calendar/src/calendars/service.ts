@@ -1,22 +1,24 @@
-import { ApiError, assertCanAccess, listVisibility, readList, resolveCreateTeam, resolvePaging, uuidv7, type Pool, type Principal } from "@ws/shared";
+import { ApiError, assertCanAccess, listVisibility, readList, resolveCreateTeam, resolvePaging, uuidv7, writeWithin, type Deadline, type Pool, type Principal } from "@ws/shared";
 import type { Calendar, CalendarList, CalendarListQuery, CreateCalendarBody } from "@ws/shared";
 import * as calendars from "./repository";
 
 const MAX_NAME_CODE_POINTS = 255;
 
-export async function createCalendar(sql: Pool, principal: Principal, body: CreateCalendarBody): Promise<Calendar> {
+export async function createCalendar(sql: Pool, principal: Principal, body: CreateCalendarBody, deadline: Deadline): Promise<Calendar> {
   if (body.name.trim() === "" || [...body.name].length > MAX_NAME_CODE_POINTS) {
     throw ApiError.badRequest("name must be 1 to 255 characters and not only whitespace.", ["name"]);
   }
   const teamId = calendarTeam(principal, body.team_id);
-  return calendars.insertCalendar(sql, {
-    id: uuidv7(),
-    workspaceId: principal.workspace_id,
-    teamId,
-    name: body.name,
-    createdBy: principal.member_id,
-    createdAt: new Date(),
-  });
+  return writeWithin(sql, deadline, (tx) =>
+    calendars.insertCalendar(tx, {
+      id: uuidv7(),
+      workspaceId: principal.workspace_id,
+      teamId,
+      name: body.name,
+      createdBy: principal.member_id,
+      createdAt: new Date(),
+    }),
+  );
 }
 
 /**

@@ -1,16 +1,16 @@
-import { ApiError, listVisibility, readList, resolvePaging, uuidv7, type Pool, type Principal } from "@ws/shared";
+import { ApiError, listVisibility, readList, resolvePaging, uuidv7, writeWithin, type Deadline, type Pool, type Principal } from "@ws/shared";
 import type { CalendarEvent, CalendarEventList, CreateEventBody, EventListQuery } from "@ws/shared";
 import { requireWritableCalendar } from "../calendars/service";
 import { parseInstant } from "../common/date-time";
 import * as events from "./repository";
 
 /** Spec 4.1 with contract 5: the body's shape is the route schema's; the rules across fields are here. */
-export async function createEvent(sql: Pool, principal: Principal, body: CreateEventBody): Promise<CalendarEvent> {
+export async function createEvent(sql: Pool, principal: Principal, body: CreateEventBody, deadline: Deadline): Promise<CalendarEvent> {
   const startsAt = parseInstant(body.starts_at, "starts_at");
   const endsAt = parseInstant(body.ends_at, "ends_at");
   if (endsAt < startsAt) throw ApiError.validation(["ends_at"], "ends_at must not be before starts_at.");
   await requireWritableCalendar(sql, principal, body.calendar_id);
-  return sql.begin((tx) =>
+  return writeWithin(sql, deadline, (tx) =>
     events.insertEvent(tx, {
       id: uuidv7(),
       workspaceId: principal.workspace_id,

@@ -5,9 +5,9 @@ import * as pages from "./service";
 export function pageOperations(deps: ServiceDeps): PublicHandlers<"listPages" | "createPage" | "getPage" | "updatePage" | "deletePage"> {
   return {
     listPages: ({ principal, query }) => pages.listPages(deps.sql, principal, query),
-    createPage: ({ principal, body }) => pages.createPage(deps.sql, principal, body),
+    createPage: ({ principal, body, deadline }) => pages.createPage(deps.sql, principal, body, deadline),
     getPage: ({ principal, params }) => pages.getPage(deps.sql, principal, params.id),
-    updatePage: ({ principal, params, body }) => pages.updatePage(deps.sql, principal, params.id, body),
-    deletePage: ({ principal, params }) => pages.deletePage(deps.sql, principal, params.id),
+    updatePage: ({ principal, params, body, deadline }) => pages.updatePage(deps.sql, principal, params.id, body, deadline),
+    deletePage: ({ principal, params, deadline }) => pages.deletePage(deps.sql, principal, params.id, deadline),
   };
 }

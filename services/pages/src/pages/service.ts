@@ -7,7 +7,9 @@ import {
   resolvePaging,
   resolveCreateTeam,
   uuidv7,
+  writeWithin,
   type CreatePageBody,
+  type Deadline,
   type Page,
   type PageList,
   type PageListQuery,
@@ -47,28 +49,30 @@ async function visiblePage(db: Sql, principal: Principal, id: string, forUpdate:
   return page;
 }
 
-export async function createPage(sql: Pool, principal: Principal, body: CreatePageBody): Promise<Page> {
+export async function createPage(sql: Pool, principal: Principal, body: CreatePageBody, deadline: Deadline): Promise<Page> {
   assertStorable({ title: body.title, content: body.content });
   const teamId = resolveCreateTeam(principal, body.team_id);
-  return pages.insertPage(sql, {
-    id: uuidv7(),
-    workspaceId: principal.workspace_id,
-    teamId,
-    title: body.title,
-    content: body.content ?? "",
-  });
+  return writeWithin(sql, deadline, (tx) =>
+    pages.insertPage(tx, {
+      id: uuidv7(),
+      workspaceId: principal.workspace_id,
+      teamId,
+      title: body.title,
+      content: body.content ?? "",
+    }),
+  );
 }
 
 export function getPage(sql: Pool, principal: Principal, id: string): Promise<Page> {
   return visiblePage(sql, principal, id, false);
 }
 
-export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody): Promise<Page> {
+export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody, deadline: Deadline): Promise<Page> {
   if (body.title === undefined && body.content === undefined) {
     throw ApiError.validation(["title", "content"], "Send at least one of title and content.");
   }
   assertStorable({ title: body.title, content: body.content });
-  return sql.begin(async (tx) => {
+  return writeWithin(sql, deadline, async (tx) => {
     await visiblePage(tx, principal, id, true);
     const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content });
     if (!page) throw notFound();
@@ -76,8 +80,8 @@ export async function updatePage(sql: Pool, principal: Principal, id: string, bo
   });
 }
 
-export async function deletePage(sql: Pool, principal: Principal, id: string): Promise<void> {
-  await sql.begin(async (tx) => {
+export async function deletePage(sql: Pool, principal: Principal, id: string, deadline: Deadline): Promise<void> {
+  await writeWithin(sql, deadline, async (tx) => {
     await visiblePage(tx, principal, id, true);
     await pages.deletePage(tx, principal.workspace_id, id);
   });
