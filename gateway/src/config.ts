@@ -1,5 +1,6 @@
 import process from "node:process";
 import { ConfigError, databaseConfig, envReader, internalSigningKey, logLevel, port, shutdownGraceMs } from "@ws/shared";
+import { gatewayProcess } from "./definition";
 
 /** Every setting of the gateway, read once at start; a bad value stops the process naming the variable. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env) {
@@ -9,8 +10,8 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
   const adminToken = env.optionalString("ADMIN_TOKEN");
   if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters long.");
   return {
-    port: port(env, "PORT", 8080),
-    adminPort: port(env, "ADMIN_PORT", 8081),
+    port: port(env, "PORT", gatewayProcess.defaultPort),
+    adminPort: port(env, "ADMIN_PORT", gatewayProcess.defaultAdminPort),
     adminToken,
     database: databaseConfig(env, "gateway"),
     migrateOnStart: env.bool("MIGRATE_ON_START", true),

@@ -1,5 +1,6 @@
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { ServiceDefinition } from "@ws/shared";
+import type { ProcessDefinition } from "@ws/shared";
 import { createApp } from "./app";
 
 export const pagesService: ServiceDefinition = {
@@ -9,4 +10,11 @@ export const pagesService: ServiceDefinition = {
   // The title filter's trigram index; real Postgres ships pg_trgm.
   embeddedExtensions: { pg_trgm },
   createApp,
+};
+
+/** How the tools start the pages service (the launcher, `npm run start:pages`, the image). */
+export const pagesProcess: ProcessDefinition = {
+  ...pagesService,
+  entry: { bun: new URL("./main.bun.ts", import.meta.url), deno: new URL("./main.deno.ts", import.meta.url) },
+  runtime: { bun: { flags: [], env: {} }, deno: { flags: [], env: {} } },
 };
