@@ -10,11 +10,11 @@ export function readEnvFile(path: string): Record<string, string> {
   for (const raw of readFileSync(path, "utf8").split(/\r?\n/)) {
     const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(raw);
     if (!match) continue;
-    let value = match[2]!;
-    const quoted = /^(["'])(.*)\1$/.exec(value);
-    if (quoted) value = quoted[1] === '"' ? quoted[2]!.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1") : quoted[2]!;
-    else value = value.replace(/\s+#.*$/, "");
-    values[match[1]!] = value;
+    const value = match[2]!;
+    // A quoted value ends at its closing quote (a comment may follow); a bare one at " #".
+    const quoted = /^(["'])((?:\\.|(?!\1).)*)\1(\s+#.*)?$/.exec(value);
+    if (quoted) values[match[1]!] = quoted[1] === '"' ? quoted[2]!.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1") : quoted[2]!;
+    else values[match[1]!] = value.replace(/(^|\s+)#.*$/, "");
   }
   return values;
 }
