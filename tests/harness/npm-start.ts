@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { freePortBlock, portIsFree, REPO_ROOT } from "../../scripts/system";
 import { descendants, isAlive, waitFor } from "./process-tree";
+import { TEST_RUNTIME } from "./system";
 
 /** The variables a developer's shell might hold that would change what `npm start` does. */
 const CLEARED = ["DATABASE_URL", "REDIS_URL", "ADMIN_TOKEN", "LOG_FORMAT", "GATEWAY_REPLICAS", "RUNTIME", "PORT", "ADMIN_PORT", "PAGES_PORT", "CALENDAR_PORT"];
@@ -22,7 +23,7 @@ export interface LauncherRun {
 
 /**
  * `npm start` as a person runs it, on free ports (PORT, ADMIN_PORT, PAGES_PORT,
- * CALENDAR_PORT), in its own process group.
+ * CALENDAR_PORT), in its own process group, on the runtime the tests run on.
  */
 export async function runNpmStart(env: Record<string, string | undefined>, options: { ports?: number[]; script?: string[] } = {}): Promise<LauncherRun> {
   const base = options.ports ? undefined : await freePortBlock(4);
@@ -40,6 +41,7 @@ export async function runNpmStart(env: Record<string, string | undefined>, optio
       PAGES_PORT: String(ports[2]),
       CALENDAR_PORT: String(ports[3]),
       LOG_LEVEL: "warn",
+      RUNTIME: TEST_RUNTIME,
       ...env,
     } as Record<string, string>,
   });

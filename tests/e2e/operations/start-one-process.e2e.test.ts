@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePortBlock, portIsFree, PROCESSES, REPO_ROOT } from "../../../scripts/system";
 import { descendants, isAlive, waitFor } from "../../harness/process-tree";
+import { TEST_RUNTIME } from "../../harness/system";
 
 describe("when npm run start:gateway runs and is sent SIGTERM", () => {
   test("then the gateway runs with the definition's flags and variables, and stops with the script, leaving no process", async () => {
@@ -23,6 +24,7 @@ describe("when npm run start:gateway runs and is sent SIGTERM", () => {
         REDIS_URL: "",
         INTERNAL_SIGNING_KEY: randomBytes(32).toString("base64url"),
         LOG_LEVEL: "warn",
+        RUNTIME: TEST_RUNTIME,
       },
       stdio: "ignore",
     });
@@ -30,12 +32,13 @@ describe("when npm run start:gateway runs and is sent SIGTERM", () => {
     try {
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok === true, 90_000);
       const tree = descendants(npm.pid!);
-      const gateway = tree.find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("main.bun.ts"))!;
+      const gateway = tree.find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`gateway/src/main.${TEST_RUNTIME}.ts`))!;
       expect(gateway).toBeDefined();
       const argv = readFileSync(`/proc/${gateway}/cmdline`, "utf8").split("\0");
-      for (const flag of PROCESSES.gateway.runtime.bun.flags) expect(argv).toContain(flag);
+      const { flags, env } = PROCESSES.gateway.runtime[TEST_RUNTIME];
+      for (const flag of flags) expect(argv).toContain(flag);
       const environ = readFileSync(`/proc/${gateway}/environ`, "utf8").split("\0");
-      for (const [name, value] of Object.entries(PROCESSES.gateway.runtime.bun.env)) expect(environ).toContain(`${name}=${value}`);
+      for (const [name, value] of Object.entries(env)) expect(environ).toContain(`${name}=${value}`);
 
       npm.kill("SIGTERM");
       expect(await exited).toBe(0);
