@@ -107,6 +107,8 @@ launching = launchSystem({
   calendarPort: config.calendarPort,
   env: { DATA_DIR: config.dataDir },
   output: output.format === "json" ? "inherit" : output.child,
+  // Embedded storage can take a minute to open on a busy machine; a process that dies meanwhile fails the start at once.
+  readyTimeoutMs: 180_000,
   signal: launch.signal,
 });
 try {

@@ -91,7 +91,7 @@ export async function runNpmStart(env: Record<string, string | undefined>, optio
 
 /** Waits for the ready line and notes the process tree then. */
 export async function ready(run: LauncherRun): Promise<Record<string, unknown>> {
-  const line = await run.line((entry) => entry.service === "launcher" && entry.message === "ready");
+  const line = await run.line((entry) => entry.service === "launcher" && entry.message === "ready", 400_000);
   run.tree = descendants(run.npm.pid!);
   return line;
 }

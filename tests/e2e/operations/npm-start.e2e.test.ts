@@ -6,8 +6,8 @@ import { freePortBlock, throwawayStorage, type ThrowawayStorage } from "../../..
 import { killRun, leftovers, ready, runNpmStart, type LauncherRun } from "../../harness/npm-start";
 import { waitFor } from "../../harness/process-tree";
 
-/** Starting the processes on embedded Postgres can take a minute on a busy machine. */
-const START_TIMEOUT_MS = 300_000;
+/** Starting the processes on embedded Postgres can take minutes on a busy machine. */
+const START_TIMEOUT_MS = 450_000;
 
 async function call(baseUrl: string, key: string, method: string, path: string, body?: unknown) {
   const response = await fetch(baseUrl + path, {
