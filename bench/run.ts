@@ -8,11 +8,21 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { PERMISSION_LEVELS, signPrincipal, signingKeyFrom, type Principal } from "@ws/shared";
-import { launchSystem, type RunningSystem } from "../scripts/system/launch-system";
-import { REPO_ROOT, startChild, stopChild, waitUntilOk, type Child } from "../scripts/system/processes";
-import { testStorage, type TestStorage } from "../tests/harness/database";
-import { freePortBlock } from "../tests/harness/ports";
-import { seedTenant, type Tenant } from "../tests/harness/tenant";
+import { adminClient } from "../gateway/src/definition";
+import {
+  freePortBlock,
+  launchSystem,
+  REPO_ROOT,
+  seedWorkspace,
+  startChild,
+  stopChild,
+  throwawayStorage as testStorage,
+  waitUntilOk,
+  type Child,
+  type RunningSystem,
+  type SeededWorkspace as Tenant,
+  type ThrowawayStorage as TestStorage,
+} from "../scripts/system";
 import { load, median, sequentialLatency, type LoadFigures } from "./load";
 import { cpuSeconds, describeMachine, memorySampler, redisServerPid } from "./machine";
 import { growPages, LIST_QUERIES } from "./scale";
@@ -61,9 +71,10 @@ async function startSystem(storage: TestStorage, replicas: number, ports: number
   return system;
 }
 
-/** A workspace, its owner and keys with every permission, made by the tests' harness. */
+/** A workspace and its owner, whose keys get every permission unless told otherwise. */
 function tenant(system: RunningSystem): Promise<Tenant> {
-  return seedTenant({ adminUrl: system.adminUrls[0]!, adminToken: system.adminToken });
+  const unique = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  return seedWorkspace(adminClient(system.adminUrls[0]!, system.adminToken), { name: `Bench workspace ${unique}`, ownerEmail: `bench-${unique}@example.com` });
 }
 
 function principalFor(workspaceId: string, memberId: string): Principal {

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { entryFile, PROCESSES } from "../scripts/system";
 import { chartDir, Helm, HelmError, type K8sObject, locateHelm, repoRoot } from "./validation/helm";
 import { dashboardQueries, metricUses, ruleQueries } from "./validation/promql";
 import { type RenderedSet, typeCheckObjects, validateWithModels } from "./validation/kubernetes-schema";
@@ -603,13 +604,13 @@ describe.skipIf(!helm)("the workspace-api Helm chart", () => {
       return { env: Object.fromEntries(assignments.map((assignment) => assignment.split("=", 2) as [string, string])), command: words.slice(assignments.length) };
     };
 
-    test("each Deployment runs its npm script (start:gateway, start:pages, start:calendar), with the script's variables as env", () => {
-      for (const [suffix, name] of [["-gateway", "start:gateway"], ["-pages", "start:pages"], ["-calendar", "start:calendar"]] as const) {
-        const container = named(ofKind<Deployment>(production, "Deployment"), suffix).spec!.template.spec!.containers[0]!;
-        const expected = script(name);
-        expect({ name, command: container.command }).toEqual({ name, command: expected.command });
-        for (const [variable, value] of Object.entries(expected.env)) {
-          expect({ name, variable, value: container.env?.find((entry) => entry.name === variable)?.value }).toEqual({ name, variable, value });
+    test("each Deployment runs its process as its definition.ts says (runtime flags, entry file and variables)", () => {
+      for (const target of ["gateway", "pages", "calendar"] as const) {
+        const container = named(ofKind<Deployment>(production, "Deployment"), `-${target}`).spec!.template.spec!.containers[0]!;
+        const { flags, env } = PROCESSES[target].runtime.bun;
+        expect({ target, command: container.command }).toEqual({ target, command: ["bun", ...flags, entryFile(target, "bun")] });
+        for (const [variable, value] of Object.entries(env)) {
+          expect({ target, variable, value: container.env?.find((entry) => entry.name === variable)?.value }).toEqual({ target, variable, value });
         }
       }
     });

@@ -12,6 +12,7 @@ import {
   parseDockerfile,
   productionInstallPlan,
 } from "./validation/dockerfile";
+import { entryFile, PROCESSES } from "../scripts/system";
 import { chartDir, repoRoot } from "./validation/helm";
 import { undeclaredImports } from "./validation/imports";
 
@@ -93,12 +94,14 @@ describe("the Dockerfile deploy/docker/Dockerfile", () => {
     expect(plan.filter((name) => name.startsWith("@electric-sql/"))).toEqual([]);
   }, 60_000);
 
-  test("one image for every component: its default command is the gateway's npm script", () => {
+  test("one image for every component: its default command is the gateway's, with the flags of its definition.ts", () => {
     const runnable = dockerfile.stages.filter((candidate) => candidate.name !== "deps");
     expect(runnable.map((candidate) => candidate.name)).toEqual(["runtime"]);
     expect(dockerfile.stages.at(-1)!.name).toBe("runtime");
-    const words = packageJson.scripts["start:gateway"]!.split(" ").filter((word) => !/^[A-Z_][A-Z0-9_]*=/i.test(word));
-    expect(effectiveCmd(dockerfile, stage("runtime"))).toEqual(words);
+    expect(effectiveCmd(dockerfile, stage("runtime"))).toEqual(["bun", ...PROCESSES.gateway.runtime.bun.flags, entryFile("gateway", "bun")]);
+    for (const target of ["gateway", "pages", "calendar"] as const) {
+      expect(packageJson.scripts[`start:${target}`]).toBe(`exec bun scripts/run-process.ts ${target}`);
+    }
   });
 
   test("the image runs as the numeric non-root user the chart's securityContext expects", () => {
@@ -146,9 +149,10 @@ describe("the Dockerfile deploy/docker/Dockerfile", () => {
     for (const excluded of ["**/node_modules", "**/.env*", "**/*.test.ts"]) expect(rules).toContain(excluded);
   });
 
-  /** What the chart runs in the image: the entry files of the npm scripts, and the helm test's check. */
+  /** What the chart runs in the image: each process's entry file, the migrations and the helm test's check. */
   const entries = [
-    ...["start:gateway", "start:pages", "start:calendar", "migrate"].map((script) => packageJson.scripts[script]!.split(" ").find((word) => word.endsWith(".ts"))!),
+    ...(["gateway", "pages", "calendar"] as const).map((target) => entryFile(target, "bun")),
+    packageJson.scripts.migrate!.split(" ").find((word) => word.endsWith(".ts"))!,
     "scripts/smoke-check.ts",
   ];
   for (const entry of entries) {

@@ -4,7 +4,7 @@
  * committed file matches, so it cannot drift from the API).
  */
 import openapiTS, { astToString } from "openapi-typescript";
-import { buildOpenApiDocument } from "../gateway/src/openapi/document";
+import { buildOpenApiDocument } from "../gateway/src/definition";
 
 export const GENERATED_TYPES = new URL("./generated/workspace-api.d.ts", import.meta.url);
 

@@ -658,7 +658,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends.
+                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
@@ -691,7 +691,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends.
+                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
@@ -724,7 +724,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends.
+                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
@@ -762,7 +762,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends.
+                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
@@ -856,7 +856,7 @@ export interface components {
          */
         XRateLimitRemaining: number;
         /**
-         * @description Unix time (seconds) at which the current window ends.
+         * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
          * @example 1767225660
          */
         XRateLimitReset: number;

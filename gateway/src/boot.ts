@@ -16,8 +16,7 @@ import { createResilientLimiter } from "./ratelimit/resilient-limiter";
 import type { RateLimiter } from "./ratelimit/limiter";
 import { createRouteTable } from "./routing/route-table";
 import { createGatewayMetrics } from "./metrics";
-
-export const MIGRATIONS = new URL("./migrations/", import.meta.url);
+import { gatewayProcess } from "./definition";
 
 function connectRedis(config: GatewayConfig): Redis | Cluster {
   const options = {
@@ -52,7 +51,7 @@ function connectRedis(config: GatewayConfig): Redis | Cluster {
 export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp>; limiterStats: LimiterStats }> {
   const logger = createLogger("gateway", config.logLevel);
   const database = await openDatabase(config.database, undefined, logger);
-  if (config.migrateOnStart) await migrate(database.sql, "gateway", MIGRATIONS);
+  if (config.migrateOnStart) await migrate(database.sql, "gateway", gatewayProcess.migrations);
 
   const redis = config.redisUrl ? connectRedis(config) : null;
   // Connection errors surface through the limiters, which log once per outage; ioredis would log each one.

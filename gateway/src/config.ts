@@ -10,6 +10,7 @@ function trustedProxies(value: string | undefined): TrustedProxies {
     throw error;
   }
 }
+import { gatewayProcess } from "./definition";
 
 /** Every setting of the gateway, read once at start; a bad value stops the process naming the variable. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env) {
@@ -20,9 +21,9 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
   if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters long.");
   const host = listenHost(env, "HOST", "0.0.0.0");
   return {
-    port: port(env, "PORT", 8080),
+    port: port(env, "PORT", gatewayProcess.defaultPort),
     host,
-    adminPort: port(env, "ADMIN_PORT", 8081),
+    adminPort: port(env, "ADMIN_PORT", gatewayProcess.defaultAdminPort),
     adminHost: listenHost(env, "ADMIN_HOST", host),
     trustedProxies: trustedProxies(env.optionalString("TRUSTED_PROXIES")),
     adminToken,

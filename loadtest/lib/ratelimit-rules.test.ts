@@ -62,6 +62,16 @@ function rulesOf(observations: Observation[], options?: JudgeOptions): RuleId[] 
   return judgeRateLimitRun(observations, options).violations.map((v) => v.rule);
 }
 
+/** The observation as a key_suspended 429: X-RateLimit-Reset is the end of the suspension Retry-After points at. */
+function suspendedFor(observation: Observation, seconds: number): Observation {
+  const reset = String(Math.ceil(observation.receivedAt! / 1000) + seconds);
+  return {
+    ...withHeader(withHeader(observation, "Retry-After", String(seconds)), "X-RateLimit-Reset", reset),
+    status: 429,
+    body: JSON.stringify({ error: { code: "key_suspended", message: "Suspended." } }),
+  };
+}
+
 function withHeader(observation: Observation, name: string, value: string | undefined): Observation {
   const headers = { ...observation.headers };
   if (value === undefined) delete headers[name];
@@ -146,10 +156,7 @@ describe("a window kept to the rules", () => {
 
   test("when a key is suspended and suspension is allowed, then key_suspended 429s pass", () => {
     const observations = correctWindow({ limit: 2, sent: 3 });
-    observations[2] = {
-      ...withHeader(observations[2]!, "Retry-After", "300"),
-      body: JSON.stringify({ error: { code: "key_suspended", message: "Suspended." } }),
-    };
+    observations[2] = suspendedFor(observations[2]!, 300);
     expect(rulesOf(observations, { allowSuspension: true })).toEqual([]);
     expect(rulesOf(observations)).toContain("wrong_error_code");
   });
@@ -221,6 +228,12 @@ const brokenCases: BrokenCase[] = [
     when: "Retry-After on a rate_limit_exceeded 429 says retry at once, with most of the window left",
     rule: "retry_after_not_window_end",
     observations: () => good().map((o, i) => (i === 12 ? withHeader(o, "Retry-After", "0") : o)),
+  },
+  {
+    when: "a key_suspended 429 reports the end of the window as X-RateLimit-Reset while Retry-After points five minutes on",
+    rule: "reset_not_suspension_end",
+    options: { allowSuspension: true },
+    observations: () => good().map((o, i) => (i === 12 ? withHeader(suspendedFor(o, 300), "X-RateLimit-Reset", String(o.headers["X-RateLimit-Reset"])) : o)),
   },
   {
     when: "a 429 body carries another error code",

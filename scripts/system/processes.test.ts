@@ -1,22 +1,36 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { BUN_SETTINGS, commandFor, REPO_ROOT, runtimeEnv, type ProcessName } from "./processes";
+import { existsSync, readFileSync } from "node:fs";
+import { commandFor, PROCESSES, REPO_ROOT, runtimeEnv, type ProcessName } from "./processes";
 
 const scripts = JSON.parse(readFileSync(`${REPO_ROOT}package.json`, "utf8")).scripts as Record<string, string>;
-const entries: Record<ProcessName, string> = {
-  gateway: "gateway/src/main.bun.ts",
-  pages: "services/pages/src/main.bun.ts",
-  calendar: "services/calendar/src/main.bun.ts",
-};
+const NAMES: ProcessName[] = ["gateway", "pages", "calendar"];
 
 describe("how processes are started", () => {
-  for (const process of ["gateway", "pages", "calendar"] as const) {
-    test(`when the launcher starts ${process} on Bun, then it uses the same variables and flags as npm run start:${process}`, () => {
-      const { env, flags } = BUN_SETTINGS[process];
-      const expected = [...Object.entries(env).map(([name, value]) => `${name}=${value}`), "bun", ...flags, entries[process]].join(" ");
-      expect(scripts[`start:${process}`]).toBe(expected);
-      expect(commandFor(process, "bun").slice(1, -1)).toEqual(flags);
-      expect(runtimeEnv(process, "bun")).toEqual(env);
+  for (const name of NAMES) {
+    test(`when npm run start:${name} runs, then it goes through scripts/run-process.ts, which reads ${name}'s definition`, () => {
+      expect(scripts[`start:${name}`]).toBe(`exec bun scripts/run-process.ts ${name}`);
+    });
+
+    test(`when ${name} is started on Bun, then the command carries its definition's flags before the entry file, and its variables`, () => {
+      const { flags, env } = PROCESSES[name].runtime.bun;
+      const command = commandFor(name, "bun");
+      expect(command[0]).toBe(`${REPO_ROOT}node_modules/.bin/bun`);
+      expect(command.slice(1, -1)).toEqual(["--no-env-file", ...flags]);
+      expect(command.at(-1)).toBe(`${REPO_ROOT}${name === "gateway" ? "gateway" : `services/${name}`}/src/main.bun.ts`);
+      expect(existsSync(command.at(-1)!)).toBe(true);
+      expect(runtimeEnv(name, "bun")).toEqual({ ...env });
+    });
+
+    test(`when ${name} is started on Deno, then it runs its Deno entry file with every permission`, () => {
+      const command = commandFor(name, "deno");
+      expect(command.slice(1, 4)).toEqual(["run", "--allow-all", "--quiet"]);
+      expect(command.at(-1)).toEndWith("/main.deno.ts");
+      expect(existsSync(command.at(-1)!)).toBe(true);
     });
   }
+
+  test("the gateway's definition raises Bun's header limit and makes it collect garbage early", () => {
+    expect(PROCESSES.gateway.runtime.bun.flags).toEqual(["--smol", "--max-http-header-size=1048576"]);
+    expect(PROCESSES.gateway.runtime.bun.env).toEqual({ BUN_JSC_forceRAMSize: "268435456" });
+  });
 });

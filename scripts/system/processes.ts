@@ -1,41 +1,50 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ProcessDefinition } from "@ws/shared";
+import { gatewayProcess } from "../../gateway/src/definition";
+import { calendarProcess } from "../../services/calendar/src/definition";
+import { pagesProcess } from "../../services/pages/src/definition";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export type RuntimeName = "bun" | "deno";
 export type ProcessName = "gateway" | "pages" | "calendar";
 
-const ENTRY: Record<ProcessName, string> = {
-  gateway: "gateway/src",
-  pages: "services/pages/src",
-  calendar: "services/calendar/src",
+/** Every process of the system, as its own definition.ts describes it. */
+export const PROCESSES: Record<ProcessName, ProcessDefinition> = {
+  gateway: gatewayProcess,
+  pages: pagesProcess,
+  calendar: calendarProcess,
 };
 
-/**
- * How Bun runs each process, kept equal to `npm run start:<process>` and the image
- * (a test checks both). Bun's own parser would answer large headers with a bare
- * 431, so the gateway's limit is raised to let it answer with the error object.
- * --smol and a small forceRAMSize make JavaScriptCore collect garbage sooner:
- * the gateway's peak memory under full load drops from about 130 MB to 105 MB
- * at the same throughput (bench/README.md).
- */
-export const BUN_SETTINGS: Record<ProcessName, { env: Record<string, string>; flags: string[] }> = {
-  gateway: { env: { BUN_JSC_forceRAMSize: "268435456" }, flags: ["--smol", "--max-http-header-size=1048576"] },
-  pages: { env: {}, flags: [] },
-  calendar: { env: {}, flags: [] },
-};
+export function isProcessName(name: string): name is ProcessName {
+  return Object.hasOwn(PROCESSES, name);
+}
 
 /** Environment the runtime itself reads at start, for one process. */
 export function runtimeEnv(process: ProcessName, runtime: RuntimeName): Record<string, string> {
-  return runtime === "bun" ? BUN_SETTINGS[process].env : {};
+  return { ...PROCESSES[process].runtime[runtime].env };
 }
 
-/** The command that runs one process on one runtime, from the runtimes npm installed. */
+/** The entry file of a process on a runtime, relative to the repository root. */
+export function entryFile(process: ProcessName, runtime: RuntimeName): string {
+  return relative(REPO_ROOT, fileURLToPath(PROCESSES[process].entry[runtime]));
+}
+
+/**
+ * The command that runs one process on one runtime, from the runtimes npm
+ * installed. The environment is always given explicitly, so Bun is told not to
+ * read a .env file of its own.
+ */
 export function commandFor(process: ProcessName, runtime: RuntimeName): string[] {
   const bin = `${REPO_ROOT}node_modules/.bin/${runtime}`;
-  const entry = `${REPO_ROOT}${ENTRY[process]}/main.${runtime}.ts`;
-  return runtime === "bun" ? [bin, ...BUN_SETTINGS[process].flags, entry] : [bin, "run", "--allow-all", "--quiet", entry];
+  const entry = `${REPO_ROOT}${entryFile(process, runtime)}`;
+  const { flags } = PROCESSES[process].runtime[runtime];
+  return runtime === "bun" ? [bin, "--no-env-file", ...flags, entry] : [bin, "run", "--allow-all", "--quiet", ...flags, entry];
 }
+
+/** Where a child's output goes: each line to a function, or straight to the launcher's own stdout and stderr. */
+export type ChildOutput = ((name: string, line: string) => void) | "inherit";
 
 export interface Child {
   name: string;
@@ -43,21 +52,42 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-export function startChild(name: string, command: string[], env: Record<string, string>, output: (name: string, line: string) => void): Child {
-  const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  const relay = (stream: NodeJS.ReadableStream | null) => {
-    let buffered = "";
-    stream?.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop()!;
-      for (const line of lines) if (line) output(name, line);
-    });
-  };
-  relay(child.stdout);
-  relay(child.stderr);
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+/** Calls `output` once per complete line of a stream, without copying what it does not need. */
+function relayLines(name: string, stream: NodeJS.ReadableStream | null, output: (name: string, line: string) => void) {
+  let pending = "";
+  stream?.on("data", (chunk: Buffer) => {
+    const text = pending + chunk.toString();
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      if (end > start) output(name, text.slice(start, end));
+      start = end + 1;
+    }
+    pending = text.slice(start);
+  });
+  stream?.on("end", () => {
+    if (pending) output(name, pending);
+    pending = "";
+  });
+}
+
+export function startChild(name: string, command: string[], env: Record<string, string>, output: ChildOutput): Child {
+  const inherit = output === "inherit";
+  const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env, stdio: ["ignore", inherit ? "inherit" : "pipe", inherit ? "inherit" : "pipe"] });
+  if (!inherit) {
+    relayLines(name, child.stdout, output);
+    relayLines(name, child.stderr, output);
+  }
+  const exited = new Promise<number | null>((resolve) => {
+    child.on("exit", (code) => resolve(code));
+    // A command that cannot be spawned reports an error, and maybe no exit.
+    child.on("error", () => resolve(null));
+  });
   return { name, process: child, exited };
+}
+
+/** True while the child's process has not exited. */
+export function isRunning(child: Child): boolean {
+  return child.process.exitCode === null && child.process.signalCode === null;
 }
 
 /** Polls a URL until it answers 200, the child dies, or time runs out. */
@@ -79,7 +109,7 @@ export async function waitUntilOk(url: string, child: Child, timeoutMs: number):
 }
 
 export async function stopChild(child: Child, graceMs = 15_000): Promise<number | null> {
-  if (child.process.exitCode !== null || child.process.signalCode !== null) return child.process.exitCode;
+  if (!isRunning(child)) return child.process.exitCode;
   child.process.kill("SIGTERM");
   const timer = setTimeout(() => child.process.kill("SIGKILL"), graceMs);
   const code = await child.exited;

@@ -25,6 +25,7 @@ export * from "./runtime/runtime";
 export * from "./runtime/lifecycle";
 export * from "./http/health";
 export * from "./runtime/start-process";
+export * from "./runtime/process-definition";
 export * from "./service/service-app";
 export * from "./service/serve-operations";
 export * from "./service/boot-service";

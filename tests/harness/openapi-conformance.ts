@@ -1,7 +1,7 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { appendFileSync } from "node:fs";
-import { buildOpenApiDocument } from "../../gateway/src/openapi/document";
+import { buildOpenApiDocument } from "../../gateway/src/definition";
 
 type Json = Record<string, any>;
 

@@ -1,7 +1,4 @@
-import { launchSystem, type RunningSystem } from "../../scripts/system/launch-system";
-import type { RuntimeName } from "../../scripts/system/processes";
-import { testStorage } from "./database";
-import { freePortBlock } from "./ports";
+import { freePortBlock, launchSystem, throwawayStorage, type RunningSystem, type RuntimeName } from "../../scripts/system";
 
 export interface TestSystem {
   baseUrl: string;
@@ -37,7 +34,7 @@ export const TEST_RUNTIME = (process.env.TEST_RUNTIME ?? "bun") as RuntimeName;
 /** Starts the real gateway and services as processes on free ports, with their own storage. */
 export async function startSystem(options: StartOptions = {}): Promise<TestSystem> {
   const replicas = options.replicas ?? 1;
-  const storage = await testStorage(options.databaseServerUrl);
+  const storage = await throwawayStorage(options.databaseServerUrl);
   const base = await freePortBlock(2 * replicas + 2);
   const redisUrl = options.withoutRedis ? undefined : process.env.REDIS_URL;
   const running = await launchSystem({

@@ -1,8 +1,8 @@
-import { adminClient, type AdminClient } from "../../gateway/src/cli/admin-client";
+import { adminClient, type AdminClient, type NewApiKey } from "../../gateway/src/definition";
+import { seedWorkspace } from "../../scripts/system";
 import { apiClient, type Call } from "./http";
 import { sharedSystem, type TestSystem } from "./system";
 
-const ALL_PERMISSIONS = { lists: "full", docs: "full", calendar: "full", workflows: "run", agents: "run" };
 let counter = 0;
 
 export interface Tenant {
@@ -24,27 +24,20 @@ export interface Tenant {
 export async function seedTenant(system: Pick<TestSystem, "adminUrl" | "adminToken">): Promise<Tenant> {
   const admin = adminClient(system.adminUrl, system.adminToken);
   const unique = `${process.pid}-${Date.now()}-${++counter}`;
-  const workspace = await admin.createWorkspace(`Test workspace ${unique}`);
-  const owner = await admin.addMember(workspace.id, { email: `owner-${unique}@example.com`, role: "owner" });
+  const workspace = await seedWorkspace(admin, { name: `Test workspace ${unique}`, ownerEmail: `owner-${unique}@example.com` });
   const keyWithId = async (options: Record<string, unknown> = {}) => {
-    const hasScopes = "scopes" in options || "permissions" in options;
-    const created = await admin.createKey(workspace.id, {
-      name: `test key ${++counter}`,
-      created_by: owner.id,
-      ...(hasScopes ? {} : { permissions: ALL_PERMISSIONS }),
-      ...options,
-    });
+    const created = await workspace.keyWithId({ name: `test key ${++counter}`, ...(options as Partial<NewApiKey>) });
     return { id: created.id, key: created.key };
   };
   return {
-    workspaceId: workspace.id,
-    ownerId: owner.id,
+    workspaceId: workspace.workspaceId,
+    ownerId: workspace.ownerId,
     admin,
     keyWithId,
     key: async (options) => (await keyWithId(options)).key,
-    team: async (name) => (await admin.createTeam(workspace.id, name ?? `team ${++counter}`)).id,
+    team: async (name) => (await admin.createTeam(workspace.workspaceId, name ?? `team ${++counter}`)).id,
     member: async (role, teamIds) =>
-      (await admin.addMember(workspace.id, { email: `${role}-${unique}-${++counter}@example.com`, role, team_ids: teamIds })).id,
+      (await admin.addMember(workspace.workspaceId, { email: `${role}-${unique}-${++counter}@example.com`, role, team_ids: teamIds })).id,
   };
 }
 

@@ -1,30 +1,133 @@
 import { fillPath } from "@ws/shared";
 import { ADMIN_OPERATIONS, ADMIN_PREFIX, type AdminOperationId } from "../admin/operations";
 
-/** A small client of the management API, used by the CLI, the demo seed and the tests; routes come from the management table. */
+/** An answer of the management API that is not a success, with the error object's parts. */
+export class AdminApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly apiMessage: string,
+    readonly details: Record<string, unknown>,
+    readonly operation: string,
+  ) {
+    super(`${operation} answered ${status} ${code}: ${apiMessage}`);
+    this.name = "AdminApiError";
+  }
+
+  /** The names of the fields the API refused, whichever form `details.fields` takes. */
+  get fields(): string[] {
+    const fields = this.details.fields;
+    if (!Array.isArray(fields)) return [];
+    return fields.map((field) => (typeof field === "string" ? field : String((field as { field?: unknown })?.field ?? ""))).filter(Boolean);
+  }
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  created_at: string;
+}
+export interface Team {
+  id: string;
+  name: string;
+}
+export interface Member {
+  id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  active: boolean;
+  team_ids: string[];
+}
+export interface ApiKey {
+  id: string;
+  prefix: string;
+  name: string;
+  scopes: string[];
+  team_ids: string[] | null;
+  expires_at: string | null;
+  revoked_at?: string | null;
+  created_by: string;
+  created_at: string;
+  last_used_at?: string | null;
+  rate_limit_per_minute?: number | null;
+  streaming?: boolean;
+}
+export interface CreatedApiKey extends ApiKey {
+  /** The full key, returned only by the call that creates it. */
+  key: string;
+}
+export interface List<T> {
+  data: T[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+export interface NewMember {
+  email: string;
+  name?: string;
+  role: string;
+  team_ids?: string[];
+}
+export interface MemberChanges {
+  role?: string;
+  active?: boolean;
+  team_ids?: string[];
+}
+export interface NewApiKey {
+  name: string;
+  created_by: string;
+  scopes?: string[];
+  permissions?: Record<string, string>;
+  team_ids?: string[] | null;
+  expires_at?: string | null;
+  rate_limit_per_minute?: number | null;
+  streaming?: boolean;
+}
+
+function errorOf(status: number, text: string, operation: string): AdminApiError {
+  try {
+    const { error } = JSON.parse(text) as { error: { code: string; message: string; details?: Record<string, unknown> } };
+    if (typeof error?.code === "string") return new AdminApiError(status, error.code, error.message, error.details ?? {}, operation);
+  } catch {
+    // not the error object: fall through
+  }
+  return new AdminApiError(status, "unexpected_response", text.slice(0, 200) || "(empty body)", {}, operation);
+}
+
+/**
+ * A small client of the management API, used by the CLI, `npm start`'s demo
+ * seed, the tests and the benchmark. One method per operation; methods and
+ * paths come from the management operation table.
+ */
 export function adminClient(adminUrl: string, adminToken: string) {
-  async function call<T>(operationId: AdminOperationId, params: Record<string, string>, body?: unknown): Promise<T> {
+  const base = adminUrl.replace(/\/$/, "");
+  async function call<T>(operationId: AdminOperationId, params: Record<string, string>, body?: unknown, search = ""): Promise<T> {
     const { method } = ADMIN_OPERATIONS[operationId];
-    const path = fillPath(ADMIN_OPERATIONS[operationId].path, params);
-    const response = await fetch(`${adminUrl}${ADMIN_PREFIX}${path}`, {
+    const path = `${ADMIN_PREFIX}${fillPath(ADMIN_OPERATIONS[operationId].path, params)}`;
+    const response = await fetch(`${base}${path}${search}`, {
       method,
       headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    if (!response.ok) throw errorOf(response.status, text, `${method} ${path}`);
     return (text ? JSON.parse(text) : undefined) as T;
   }
+  const query = (params: Record<string, string | number | undefined>) => {
+    const entries = Object.entries(params).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+    return entries.length ? `?${new URLSearchParams(entries.map(([name, value]) => [name, String(value)]))}` : "";
+  };
   return {
+    url: base,
     call,
-    createWorkspace: (name: string) => call<{ id: string; name: string; created_at: string }>("createWorkspace", {}, { name }),
-    createTeam: (ws: string, name: string) => call<{ id: string; name: string }>("createTeam", { ws }, { name }),
-    addMember: (ws: string, member: { email: string; name?: string; role: string; team_ids?: string[] }) =>
-      call<{ id: string; email: string; role: string; active: boolean; team_ids: string[] }>("addMember", { ws }, member),
-    updateMember: (ws: string, id: string, changes: { role?: string; active?: boolean; team_ids?: string[] }) =>
-      call<{ id: string; role: string; active: boolean; team_ids: string[] }>("updateMember", { ws, id }, changes),
-    createKey: (ws: string, key: Record<string, unknown>) => call<{ id: string; key: string; prefix: string; scopes: string[] }>("createApiKey", { ws }, key),
-    listKeys: (ws: string) => call<{ data: Record<string, unknown>[]; total: number }>("listApiKeys", { ws }),
+    createWorkspace: (name: string) => call<Workspace>("createWorkspace", {}, { name }),
+    createTeam: (ws: string, name: string) => call<Team>("createTeam", { ws }, { name }),
+    addMember: (ws: string, member: NewMember) => call<Member>("addMember", { ws }, member),
+    updateMember: (ws: string, id: string, changes: MemberChanges) => call<Member>("updateMember", { ws, id }, changes),
+    createKey: (ws: string, key: NewApiKey) => call<CreatedApiKey>("createApiKey", { ws }, key),
+    listKeys: (ws: string, paging: { page?: number; per_page?: number } = {}) => call<List<ApiKey>>("listApiKeys", { ws }, undefined, query(paging)),
     revokeKey: (ws: string, id: string) => call<void>("revokeApiKey", { ws, id }),
   };
 }

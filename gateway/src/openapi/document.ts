@@ -40,7 +40,7 @@ const HEADERS: Record<string, { description: string; schema: JsonSchema; example
     example: 999,
   },
   "X-RateLimit-Reset": {
-    description: "Unix time (seconds) at which the current window ends.",
+    description: "Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).",
     schema: { type: "integer", minimum: 0 },
     example: 1767225660,
   },

@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from "@ws/shared";
+import type { ProcessDefinition } from "@ws/shared";
 import { createApp } from "./app";
 
 export const pagesService: ServiceDefinition = {
@@ -9,4 +10,11 @@ export const pagesService: ServiceDefinition = {
   // when embedded: PGlite is not in production images.
   embeddedExtensions: async () => ({ pg_trgm: (await import("@electric-sql/pglite/contrib/pg_trgm")).pg_trgm }),
   createApp,
+};
+
+/** How the tools start the pages service (the launcher, `npm run start:pages`, the image). */
+export const pagesProcess: ProcessDefinition = {
+  ...pagesService,
+  entry: { bun: new URL("./main.bun.ts", import.meta.url), deno: new URL("./main.deno.ts", import.meta.url) },
+  runtime: { bun: { flags: [], env: {} }, deno: { flags: [], env: {} } },
 };

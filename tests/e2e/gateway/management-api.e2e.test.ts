@@ -81,7 +81,7 @@ describe("the management API", () => {
 
   test("when the management CLI runs, then it performs the same operations", async () => {
     const run = async (...args: string[]) => {
-      const child = Bun.spawn([`${process.cwd()}/node_modules/.bin/bun`, "gateway/src/cli/admin.ts", ...args], {
+      const child = Bun.spawn([`${process.cwd()}/node_modules/.bin/bun`, "gateway/src/cli/admin.ts", ...args, "--json"], {
         env: { ...process.env, ADMIN_URL: system.adminUrl, ADMIN_TOKEN: system.adminToken },
         stdout: "pipe",
         stderr: "pipe",

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { launchSystem, type RunningSystem } from "../../../scripts/system/launch-system";
+import { launchSystem, type RunningSystem } from "../../../scripts/system";
 import { testStorage, type TestStorage } from "../../harness/database";
 import { freePortBlock } from "../../harness/ports";
 import { TEST_RUNTIME, type TestSystem } from "../../harness/system";

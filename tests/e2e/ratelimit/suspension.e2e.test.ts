@@ -48,6 +48,8 @@ describe.skipIf(!withRedis)("suspension and failed-authentication limiting acros
     expect(headers).toMatchObject({ limit: 2, remaining: 0 });
     expect(headers.retryAfter).toBeGreaterThanOrEqual(1);
     expect(headers.retryAfter).toBeLessThanOrEqual(3);
+    // X-RateLimit-Reset names the end of the suspension, the moment Retry-After points to.
+    expect(Math.abs(headers.reset! - Date.now() / 1000 - headers.retryAfter!)).toBeLessThanOrEqual(1.5);
 
     await sleep(headers.retryAfter! * 1000 + 200);
     const after = await calls[0]!("GET", "/v1/new-page");

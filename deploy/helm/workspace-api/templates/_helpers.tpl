@@ -69,8 +69,8 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 
 {{/*
-What each component runs in the image: the npm scripts start:gateway,
-start:pages, start:calendar and migrate of package.json, as JSON
+What each component runs in the image: the runtime flags, entry file and
+variables of its definition.ts (migrate: the migrate npm script), as JSON
 {"command": [...], "env": {...}} (a test keeps them equal). The gateway's
 flags and forceRAMSize make JavaScriptCore collect garbage sooner (bench/).
 */}}

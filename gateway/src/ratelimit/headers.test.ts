@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test";
+import { assertAllowed, rateLimitHeaders } from "./headers";
+import { decide } from "./limiter";
+
+const MINUTE = 1_800_000_000 - (1_800_000_000 % 60);
+
+/** Seconds from `now` to the moment X-RateLimit-Reset names, against Retry-After. */
+function gap(headers: Record<string, string>, now: number): number {
+  return Number(headers["x-ratelimit-reset"]) - now - Number(headers["retry-after"]);
+}
+
+describe("rate-limit headers", () => {
+  test("when a key is suspended for longer than the window, then X-RateLimit-Reset is when the suspension ends and agrees with Retry-After", () => {
+    const now = MINUTE + 10.4;
+    const decision = decide(25, 10, now, 299.6, null);
+    const headers = rateLimitHeaders(decision, now);
+    expect(headers["retry-after"]).toBe("300");
+    expect(Number(headers["x-ratelimit-reset"])).toBeGreaterThanOrEqual(now + 299.6);
+    expect(gap(headers, now)).toBeGreaterThanOrEqual(0);
+    expect(gap(headers, now)).toBeLessThan(1);
+    expect(Number(headers["x-ratelimit-reset"])).toBeGreaterThan(decision.resetAt);
+    expect(headers["x-ratelimit-remaining"]).toBe("0");
+  });
+
+  test("when a key is suspended, then the error body's retry_after is the same Retry-After", () => {
+    const decision = decide(25, 10, MINUTE + 3, 120, null);
+    expect(() => assertAllowed(decision)).toThrow("Retry in 120 s");
+  });
+
+  test("when a key is over its limit, then X-RateLimit-Reset is the end of the window and Retry-After the seconds until then", () => {
+    const now = MINUTE + 45.5;
+    const headers = rateLimitHeaders(decide(11, 10, now, 0, null), now);
+    expect(headers["x-ratelimit-reset"]).toBe(String(MINUTE + 60));
+    expect(headers["retry-after"]).toBe("15");
+    expect(Math.abs(gap(headers, now))).toBeLessThan(1);
+  });
+
+  test("when a request is allowed, then X-RateLimit-Reset is the end of the window and there is no Retry-After", () => {
+    const headers = rateLimitHeaders(decide(3, 10, MINUTE + 5, 0, null), MINUTE + 5);
+    expect(headers).toEqual({ "x-ratelimit-limit": "10", "x-ratelimit-remaining": "7", "x-ratelimit-reset": String(MINUTE + 60) });
+  });
+});
