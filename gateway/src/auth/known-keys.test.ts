@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate, openDatabase, uuidv7, type Database, type Pool } from "@ws/shared";
-import { MIGRATIONS } from "../boot";
+import { gatewayProcess } from "../definition";
 import { generateKey } from "../keys/key-format";
 import { createKnownKeys } from "./known-keys";
 
@@ -15,7 +15,7 @@ let memberId: string;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "known-keys-"));
   database = await openDatabase({ dataDir, poolMax: 1 });
-  await migrate(database.sql, "gateway", MIGRATIONS);
+  await migrate(database.sql, "gateway", gatewayProcess.migrations);
   workspaceId = uuidv7();
   memberId = uuidv7();
   await database.sql`insert into workspaces (id, name) values (${workspaceId}, 'w')`;
