@@ -800,7 +800,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends.
+                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
