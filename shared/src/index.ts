@@ -1,5 +1,7 @@
 export * from "./errors/codes";
 export * from "./errors/error-body";
+export * from "./errors/field-errors";
+export * from "./http/validation-details";
 export * from "./errors/api-error";
 export * from "./access/scopes";
 export * from "./access/team-access";

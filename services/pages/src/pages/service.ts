@@ -31,7 +31,7 @@ function assertStorable(fields: Record<string, string | undefined>): void {
   const bad = Object.entries(fields)
     .filter(([, value]) => value !== undefined && !isStorableText(value))
     .map(([name]) => name);
-  if (bad.length) throw ApiError.validation(bad, `${bad.join(" and ")} must be valid Unicode text without NUL characters.`);
+  if (bad.length) throw ApiError.validation(bad, `${bad.join(" and ")} must be valid Unicode text without NUL characters.`, "text");
 }
 
 function notFound(): ApiError {
@@ -65,7 +65,7 @@ export function getPage(sql: Pool, principal: Principal, id: string): Promise<Pa
 
 export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody): Promise<Page> {
   if (body.title === undefined && body.content === undefined) {
-    throw ApiError.validation(["title", "content"], "Send at least one of title and content.");
+    throw ApiError.validation(["title", "content"], "Send at least one of title and content.", "at_least_one");
   }
   assertStorable({ title: body.title, content: body.content });
   return sql.begin(async (tx) => {
