@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { errorHandler, healthRoutes, jsonBodies, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminDeps } from "./admin/admin-context";
+import { adminDocumentationRoutes } from "./admin/openapi";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
 
 export interface GatewayDeps {
@@ -38,6 +39,8 @@ export function createApp(deps: GatewayDeps) {
     .use(jsonBodies())
     .use(health)
     .get("/metrics", () => (deps.metrics ? deps.metrics.response() : new Response("", { status: 404 })))
+    // Before the management routes, whose admin-token check applies to what is mounted after it.
+    .use(deps.adminToken ? adminDocumentationRoutes(() => adminRoutes(deps.admin, deps.adminToken!)) : new Elysia())
     .use(deps.adminToken ? adminRoutes(deps.admin, deps.adminToken) : new Elysia());
 
   return {

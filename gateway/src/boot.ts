@@ -12,6 +12,7 @@ import { createRedisLimiter } from "./ratelimit/redis-limiter";
 import { createResilientLimiter } from "./ratelimit/resilient-limiter";
 import type { RateLimiter } from "./ratelimit/limiter";
 import { createRouteTable } from "./routing/route-table";
+import { serviceDataOf } from "./admin/workspaces/service-data";
 import { createGatewayMetrics } from "./metrics";
 
 export const MIGRATIONS = new URL("./migrations/", import.meta.url);
@@ -99,7 +100,13 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       observe: metrics.observeRequest,
       onUpstreamError: metrics.observeUpstreamError,
     },
-    admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix, logger },
+    admin: {
+      sql: database.sql,
+      epochs,
+      keyPrefix: config.keyPrefix,
+      logger,
+      serviceData: serviceDataOf({ upstreams: config.upstreams, signingKey: signingKeyFrom(config.signingKey), logger }),
+    },
     adminToken: config.adminToken,
     readiness: {
       database: () => database.sql`select 1`,

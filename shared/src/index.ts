@@ -28,6 +28,7 @@ export * from "./http/health";
 export * from "./runtime/start-process";
 export * from "./service/service-app";
 export * from "./service/serve-operations";
+export * from "./service/workspace-purge";
 export * from "./service/boot-service";
 export * from "./schemas/pages";
 export * from "./schemas/calendar";

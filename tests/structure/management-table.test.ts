@@ -10,7 +10,8 @@ const sql = postgres("postgres://unused@127.0.0.1:9/unused", { max: 1 });
 afterAll(() => sql.end());
 
 describe("the management operation table", () => {
-  const app = adminRoutes({ sql, epochs: createMemoryEpochs(), keyPrefix: "wsk", logger: createLogger("test", "silent") }, "token");
+  const serviceData = { purgeWorkspace: async () => ({}) };
+  const app = adminRoutes({ sql, epochs: createMemoryEpochs(), keyPrefix: "wsk", logger: createLogger("test", "silent"), serviceData }, "token");
 
   test("when the management routes are built, then they serve exactly the table's operations under the prefix", () => {
     const served = app.routes.map((route) => `${route.method} ${route.path}`).sort();

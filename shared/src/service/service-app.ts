@@ -10,6 +10,7 @@ import type { PublicHandlers, ServiceOperationId } from "../operations/public-op
 import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operation";
 import type { SigningKey } from "../principal/internal-token";
 import { serveOperations } from "./serve-operations";
+import { workspacePurgeRoute, type ServiceInternals } from "./workspace-purge";
 
 /** What a resource service's createApp is handed. */
 export interface ServiceDeps {
@@ -25,15 +26,22 @@ export interface ServiceDeps {
  * and its operations of the public table, each answered by its handler.
  * Bodies are checked as sent: Elysia's default normalizer cleans a value before
  * checking it, so `"attendees": "x"` became `[{}]` and passed; TypeBox's only
- * drops unknown properties.
+ * drops unknown properties. `internals` answers the gateway's own orders
+ * (deleting a workspace's data), which no public operation reaches.
  */
-export function serviceApp<Service extends ServiceName>(deps: ServiceDeps, service: Service, handlers: PublicHandlers<ServiceOperationId<Service>>) {
+export function serviceApp<Service extends ServiceName>(
+  deps: ServiceDeps,
+  service: Service,
+  handlers: PublicHandlers<ServiceOperationId<Service>>,
+  internals: ServiceInternals,
+) {
   const { validationCode } = PUBLIC_SERVICES[service];
   const app = new Elysia({ normalize: "typebox" })
     .use(requestMetrics({ validationCode }))
     .use(errorHandler({ validationCode, logger: deps.logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining }))
-    .use(requirePrincipal(deps.signingKey));
+    .use(requirePrincipal(deps.signingKey))
+    .use(workspacePurgeRoute(deps.signingKey, internals));
   return serveOperations(app, service, handlers);
 }

@@ -96,3 +96,8 @@ export async function listPages(sql: Pool, principal: Principal, query: PageList
     rows: (tx, limit, offset) => pages.listPages(tx, filter, { ...order, limit, offset }),
   });
 }
+
+/** The workspace was deleted: its pages go with it. */
+export async function purgeWorkspace(sql: Pool, workspaceId: string): Promise<{ pages: number }> {
+  return sql.begin(async (tx) => ({ pages: await pages.deleteWorkspacePages(tx, workspaceId) }));
+}
