@@ -22,6 +22,7 @@ export * from "./operations/mount-operations";
 export * from "./operations/public-operation";
 export * from "./operations/public-operations";
 export * from "./schemas/list";
+export * from "./schemas/one-of";
 export * from "./runtime/runtime";
 export * from "./runtime/lifecycle";
 export * from "./http/health";

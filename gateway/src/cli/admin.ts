@@ -4,14 +4,24 @@ import { adminClient } from "./admin-client";
 const USAGE = `Usage: npm run admin -- <command> [options]
 Talks to the management API at ADMIN_URL (default http://localhost:8081) with ADMIN_TOKEN.
 
+  workspace list [--name <text>] [--page <n>] [--per-page <n>]
   workspace create <name>
+  workspace get <workspace-id>
+  workspace delete <workspace-id>         (everything in it, pages and events included)
+  team list <workspace-id>
   team create <workspace-id> <name>
+  member list <workspace-id>
   member add <workspace-id> --email <email> --role owner|admin|member|guest [--name <name>] [--team <team-id>]...
-  member update <workspace-id> <member-id> [--role <role>] [--active true|false] [--team <team-id>]...
+  member get <workspace-id> <member-id>
+  member update <workspace-id> <member-id> [--role <role>] [--active true|false] [--name <name>] [--team <team-id>]...
   key create <workspace-id> --name <name> --created-by <member-id> [--scope <scope>]... [--permission docs=full]...
              [--team <team-id>]... [--expires-at <ISO date-time>] [--rate-limit <per minute>] [--streaming]
   key list <workspace-id>
-  key revoke <workspace-id> <key-id>`;
+  key get <workspace-id> <key-id>
+  key update <workspace-id> <key-id> [--name <name>] [--rate-limit <per minute>|default] [--expires-at <ISO date-time>|never]
+  key rotate <workspace-id> <key-id> [--grace-seconds <0..86400> | --old-key-expires-at <ISO date-time>]
+  key revoke <workspace-id> <key-id>
+  audit-log list <workspace-id> [--page <n>] [--per-page <n>]`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -27,6 +37,10 @@ const { values, positionals } = parseArgs({
     "expires-at": { type: "string" },
     "rate-limit": { type: "string" },
     streaming: { type: "boolean" },
+    page: { type: "string" },
+    "per-page": { type: "string" },
+    "grace-seconds": { type: "string" },
+    "old-key-expires-at": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -42,11 +56,41 @@ if (!token) fail("ADMIN_TOKEN is not set.");
 const admin = adminClient(process.env.ADMIN_URL ?? "http://localhost:8081", token);
 const [noun, verb, ...args] = positionals;
 const need = (index: number, what: string) => args[index] ?? fail(`Missing ${what}.`);
+const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+const paging = () => ({ page: number(values.page), per_page: number(values["per-page"]) });
 
 async function run(): Promise<unknown> {
   switch (`${noun} ${verb}`) {
+    case "workspace list":
+      return admin.listWorkspaces({ ...paging(), name: values.name });
     case "workspace create":
       return admin.createWorkspace(need(0, "the workspace name"));
+    case "workspace get":
+      return admin.getWorkspace(need(0, "the workspace id"));
+    case "workspace delete":
+      await admin.deleteWorkspace(need(0, "the workspace id"));
+      return { deleted: args[0] };
+    case "team list":
+      return admin.listTeams(need(0, "the workspace id"), paging());
+    case "member list":
+      return admin.listMembers(need(0, "the workspace id"), paging());
+    case "member get":
+      return admin.getMember(need(0, "the workspace id"), need(1, "the member id"));
+    case "key get":
+      return admin.getKey(need(0, "the workspace id"), need(1, "the key id"));
+    case "key update":
+      return admin.updateKey(need(0, "the workspace id"), need(1, "the key id"), {
+        name: values.name,
+        rate_limit_per_minute: values["rate-limit"] === undefined ? undefined : values["rate-limit"] === "default" ? null : Number(values["rate-limit"]),
+        expires_at: values["expires-at"] === undefined ? undefined : values["expires-at"] === "never" ? null : values["expires-at"],
+      });
+    case "key rotate":
+      return admin.rotateKey(need(0, "the workspace id"), need(1, "the key id"), {
+        grace_seconds: number(values["grace-seconds"]),
+        old_key_expires_at: values["old-key-expires-at"],
+      });
+    case "audit-log list":
+      return admin.auditLog(need(0, "the workspace id"), paging());
     case "team create":
       return admin.createTeam(need(0, "the workspace id"), need(1, "the team name"));
     case "member add":
@@ -61,6 +105,7 @@ async function run(): Promise<unknown> {
         role: values.role,
         active: values.active === undefined ? undefined : values.active === "true",
         team_ids: values.team,
+        name: values.name,
       });
     case "key create":
       return admin.createKey(need(0, "the workspace id"), {

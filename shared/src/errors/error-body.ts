@@ -1,11 +1,12 @@
 import { t, type Static } from "elysia";
 import { ERROR_CODES, type ErrorCode } from "./codes";
+import { OneOf } from "../schemas/one-of";
 import { FIELD_RULES, type FieldError } from "./field-errors";
 
 export const FieldErrorSchema = t.Object(
   {
     field: t.String({ description: "The field or query parameter as a path: `title`, `attendees[2].email`, `permissions.docs`.", examples: ["title"] }),
-    rule: t.UnionEnum([...FIELD_RULES], { description: "The rule that failed.", examples: ["length"] }),
+    rule: OneOf(FIELD_RULES, { description: "The rule that failed.", examples: ["length"] }),
     message: t.String({ description: "What is wrong and what is accepted, in a sentence.", examples: ["title must be 1 to 255 characters (got 256)"] }),
     allowed: t.Optional(
       t.Unknown({

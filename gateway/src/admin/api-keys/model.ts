@@ -1,13 +1,13 @@
 import { t } from "elysia";
-import { DATE_TIME_PATTERN, ListEnvelope, PagingQuery, PERMISSION_LEVELS, SCOPES } from "@ws/shared";
+import { DATE_TIME_PATTERN, ListEnvelope, OneOf, PagingQuery, PERMISSION_LEVELS, SCOPES } from "@ws/shared";
 
-const Scope = t.UnionEnum([...SCOPES]);
+const Scope = OneOf(SCOPES);
 const Scopes = (description: string) => t.Array(Scope, { description });
 
 /** Spec 5.2 levels per resource, e.g. {"calendar": "write", "docs": "full", "workflows": "run"}. */
 const Permissions = t.Object(
   Object.fromEntries(
-    Object.entries(PERMISSION_LEVELS).map(([resource, levels]) => [resource, t.Optional(t.UnionEnum(Object.keys(levels) as [string, ...string[]]))]),
+    Object.entries(PERMISSION_LEVELS).map(([resource, levels]) => [resource, t.Optional(OneOf(Object.keys(levels) as [string, ...string[]]))]),
   ),
   { additionalProperties: false, description: "Permission levels per resource, expanded to scopes: lists/docs/calendar none|read|write|full, workflows/agents none|read|run." },
 );
@@ -75,7 +75,7 @@ const API_KEY_FIELDS = {
     "What the key may do now: its scopes within its creator's current role (empty while the creator is deactivated). A scope granted but not effective answers 403 forbidden.",
   ),
   team_ids: t.Union([t.Array(t.String({ format: "uuid" })), t.Null()], { description: "The teams the key targets; null for the whole workspace." }),
-  status: t.UnionEnum([...KEY_STATUSES], { description: "active, or why the key does not work." }),
+  status: OneOf(KEY_STATUSES, { description: "active, or why the key does not work." }),
   expires_at: NullableDateTime("When the key stops working; null: never."),
   revoked_at: NullableDateTime("When the key was revoked; null: not revoked."),
   created_by: t.String({ format: "uuid" }),

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { ListEnvelope, PagingQuery } from "@ws/shared";
+import { ListEnvelope, OneOf, PagingQuery } from "@ws/shared";
 
 const Snapshot = (description: string) => t.Union([t.Record(t.String(), t.Unknown()), t.Null()], { description });
 
@@ -12,7 +12,7 @@ export const AuditEntry = t.Object(
         "What was done: workspace.create, workspace.delete, team.create, member.add, member.update, api_key.create, api_key.update, api_key.rotate, api_key.revoke.",
       examples: ["api_key.rotate"],
     }),
-    resource_type: t.UnionEnum(["workspace", "team", "member", "api_key"]),
+    resource_type: OneOf(["workspace", "team", "member", "api_key"]),
     resource_id: t.String({ format: "uuid" }),
     before: Snapshot("The resource before the change, without secrets; null for a creation."),
     after: Snapshot("The resource after the change, without secrets; for a workspace's deletion, what went with it (keys revoked, rows deleted per service)."),

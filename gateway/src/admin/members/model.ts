@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { ListEnvelope, PagingQuery, ROLES } from "@ws/shared";
+import { ListEnvelope, OneOf, PagingQuery, ROLES } from "@ws/shared";
 
-const Role = t.UnionEnum([...ROLES], {
+const Role = OneOf(ROLES, {
   description: "owner, admin and member may use every scope; guest only the five :read scopes. A key's scopes work only while its creator's role allows them.",
 });
 const TeamIds = t.Array(t.String({ format: "uuid" }), { maxItems: 1000, description: "Teams of this workspace the member belongs to." });
@@ -34,7 +34,7 @@ export const Member = t.Object(
     id: t.String({ format: "uuid" }),
     email: t.String({ format: "email" }),
     name: t.Union([t.String(), t.Null()]),
-    role: t.UnionEnum([...ROLES]),
+    role: OneOf(ROLES),
     active: t.Boolean(),
     team_ids: t.Array(t.String({ format: "uuid" })),
   },
