@@ -39,6 +39,16 @@ function jsonContent(content: Json | undefined, use: (schema: JsonSchema) => Jso
 }
 
 /**
+ * A schema as the API treats it, whenever the document is made: Elysia closes
+ * a route's schemas in place (`additionalProperties: false`) once the route has
+ * served, while it drops unknown fields rather than refusing them; so the
+ * keyword is left out everywhere.
+ */
+function asDeclared(schema: JsonSchema): JsonSchema {
+  return JSON.parse(JSON.stringify(schema, (key, value) => (key === "additionalProperties" && value === false ? undefined : value)));
+}
+
+/**
  * Turns what @elysiajs/swagger generated into a valid OpenAPI 3.1.0 document:
  * TypeBox schemas become JSON Schema 2020-12 with named components, bodies
  * and answers are JSON only, each answer says why from the operation table,
@@ -46,7 +56,7 @@ function jsonContent(content: Json | undefined, use: (schema: JsonSchema) => Jso
  */
 function normalize(generated: Json): Json {
   const schemas = createSchemaRegistry();
-  const use = (schema: JsonSchema) => schemas.use(schema as never);
+  const use = (schema: JsonSchema) => schemas.use(asDeclared(schema) as never);
   const paths: Json = {};
   for (const [path, item] of Object.entries(generated.paths as Json)) {
     for (const [method, operation] of Object.entries(item as Json)) {
