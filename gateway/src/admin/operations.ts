@@ -149,7 +149,8 @@ export const ADMIN_OPERATIONS = {
   updateApiKey: {
     method: "PATCH", path: `${IN_WORKSPACE}/api-keys/:id`, tag: "API keys",
     summary: "Update an API key",
-    description: "Renames the key or changes its rate limit or expiry; applies at every replica on the key's next request.",
+    description:
+      "Renames the key or changes its rate limit or expiry. At every replica the key's next request sees the change; that request is still counted under the limit it was admitted with, the following ones under the new limit.",
     body: UpdateApiKeyBody,
     success: { status: 200, description: "The updated key.", schema: ApiKey },
     rules: [

