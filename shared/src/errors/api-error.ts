@@ -2,6 +2,11 @@ import { ERROR_STATUS, type ErrorCode } from "./codes";
 import { errorBody, type ErrorDetails } from "./error-body";
 import { joinMessages, topLevelFields, type FieldError, type FieldRule } from "./field-errors";
 
+/** A field's message is a clause, like those the schema checks write: no closing full stop. */
+function asFieldMessage(message: string): string {
+  return message.replace(/\.$/, "");
+}
+
 /**
  * The one error type handlers throw. It knows its status and turns itself into
  * the error object; the process's error handler adds the request id.
@@ -45,12 +50,12 @@ export class ApiError extends Error {
 
   /** A rule over one or more fields, the same sentence for each (for example "Send at least one of title and content."). */
   static validation(fields: string[], message: string, rule: FieldRule = "invalid"): ApiError {
-    return ApiError.invalid("validation_error", fields.map((field) => ({ field, rule, message })), message);
+    return ApiError.invalid("validation_error", fields.map((field) => ({ field, rule, message: asFieldMessage(message) })), message);
   }
 
   static badRequest(message: string, fields?: string[], rule: FieldRule = "invalid"): ApiError {
     if (!fields) return new ApiError("bad_request", message);
-    return ApiError.invalid("bad_request", fields.map((field) => ({ field, rule, message })), message);
+    return ApiError.invalid("bad_request", fields.map((field) => ({ field, rule, message: asFieldMessage(message) })), message);
   }
 
   static notFound(message = "The resource does not exist."): ApiError {

@@ -85,7 +85,7 @@ describe("updating a key", () => {
     expectError(empty, 422, "validation_error", ["name", "rate_limit_per_minute", "expires_at"]);
     expect(empty.body.error.details.errors.map((error: { rule: string }) => error.rule)).toEqual(["at_least_one", "at_least_one", "at_least_one"]);
     const past = await admin("PATCH", `${keys()}/${id}`, { expires_at: "2001-01-01T00:00:00Z" });
-    expect(past.body.error.details.errors).toEqual([{ field: "expires_at", rule: "future", message: "expires_at must be a date-time in the future." }]);
+    expect(past.body.error.details.errors).toEqual([{ field: "expires_at", rule: "future", message: "expires_at must be a date-time in the future" }]);
     const zoneless = await admin("PATCH", `${keys()}/${id}`, { expires_at: "2031-01-01T00:00:00" });
     expect(zoneless.body.error.details.errors[0]).toMatchObject({ field: "expires_at", rule: "format", allowed: "date-time" });
     const limit = await admin("PATCH", `${keys()}/${id}`, { rate_limit_per_minute: 0, name: " " });
@@ -153,7 +153,7 @@ describe("rotating a key", () => {
     await admin("DELETE", `${keys()}/${id}`);
     const revoked = await rotate({});
     expect(revoked.body.error.details.errors).toEqual([
-      { field: "id", rule: "state", message: "The key is revoked and cannot be rotated; create a new key instead." },
+      { field: "id", rule: "state", message: "The key is revoked and cannot be rotated; create a new key instead" },
     ]);
     expectError(await admin("POST", `${keys()}/${uuidv7()}/rotate`, {}), 404, "not_found");
   });

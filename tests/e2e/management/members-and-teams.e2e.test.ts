@@ -55,7 +55,7 @@ describe("members", () => {
       { field: "role", rule: "one_of", message: "role must be one of owner, admin, member, guest", allowed: ["owner", "admin", "member", "guest"] },
     ]);
     const taken = await admin("POST", `${ws()}/members`, { email: (await admin("GET", `${ws()}/members/${tenant.ownerId}`)).body.email, role: "guest" });
-    expect(taken.body.error.details.errors).toEqual([{ field: "email", rule: "unique", message: "A member with this email already exists." }]);
+    expect(taken.body.error.details.errors).toEqual([{ field: "email", rule: "unique", message: "A member with this email already exists" }]);
     const foreignTeam = await admin("PATCH", `${ws()}/members/${tenant.ownerId}`, { team_ids: [uuidv7()] });
     expect(foreignTeam.body.error.details.errors[0]).toMatchObject({ field: "team_ids", rule: "reference" });
   });
