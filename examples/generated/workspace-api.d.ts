@@ -198,6 +198,30 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * FieldError
+         * @description One field that failed validation: which rule, and what is allowed.
+         */
+        FieldError: {
+            /**
+             * @description The field or query parameter as a path: `title`, `attendees[2].email`, `permissions.docs`.
+             * @example title
+             */
+            field: string;
+            /**
+             * @description The rule that failed.
+             * @example length
+             * @enum {string}
+             */
+            rule: "required" | "type" | "length" | "blank" | "format" | "one_of" | "range" | "items" | "unknown_field" | "pattern" | "text" | "at_least_one" | "one_only" | "reference" | "unique" | "order" | "future" | "state" | "invalid";
+            /**
+             * @description What is wrong and what is accepted, in a sentence.
+             * @example title must be 1 to 255 characters (got 256)
+             */
+            message: string;
+            /** @description What is accepted: the list of values for `one_of` and `unknown_field`, `{min, max}` for `length`, `range` and `items`, the format's name for `format`. */
+            allowed?: unknown;
+        };
+        /**
          * Error
          * @description The body of every 4xx and 5xx response (spec 2.6).
          */
@@ -206,8 +230,10 @@ export interface components {
                 code: "bad_request" | "missing_token" | "invalid_token" | "insufficient_permissions" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "request_header_fields_too_large" | "validation_error" | "rate_limit_exceeded" | "key_suspended" | "internal_error" | "service_unavailable" | "outcome_unknown";
                 message: string;
                 details?: {
-                    /** @description Names of the offending fields or query parameters. */
+                    /** @description Names of the offending fields or query parameters (top-level names). */
                     fields?: string[];
+                    /** @description Present whenever `fields` is: per field, the rule that failed and what is allowed. */
+                    errors?: components["schemas"]["FieldError"][];
                     request_id?: string;
                 } & {
                     [key: string]: unknown;
@@ -481,7 +507,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed. */
+        /** @description The request is malformed: the message says whether the body is not JSON, not an object, or sent without `Content-Type: application/json`; on the calendar a field that breaks its schema is named in `details.fields` and explained in `details.errors`. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -621,7 +647,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters. */
+        /** @description The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters, and `details.errors` says per field which rule failed and what is allowed. */
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

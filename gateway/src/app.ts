@@ -6,6 +6,7 @@ import type { AdminDeps } from "./admin/admin-context";
 import { resolveClientAddress } from "./client-address/client-address";
 import type { TrustedProxies } from "./client-address/trusted-proxies";
 import type { AuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
+import { adminDocumentationRoutes } from "./admin/openapi";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
 
 export interface GatewayDeps {
@@ -46,16 +47,15 @@ export function createApp(deps: GatewayDeps) {
     .use(deps.documentation ?? new Elysia())
     .all("/*", ({ request }) => handlePublicRequest(request, clientAddressOf(request)));
 
+  const adminAuth = (adminToken: string) => ({ adminToken, failures: deps.adminAuthFailures, clientAddressOf, onFailure: deps.onAdminAuthFailure });
   const adminApp = new Elysia()
     .use(errorHandler({ validationCode: "validation_error", logger: deps.logger }))
     .use(jsonBodies())
     .use(health)
     .get("/metrics", () => (deps.metrics ? deps.metrics.response() : new Response("", { status: 404 })))
-    .use(
-      deps.adminToken
-        ? adminRoutes(deps.admin, { adminToken: deps.adminToken, failures: deps.adminAuthFailures, clientAddressOf, onFailure: deps.onAdminAuthFailure })
-        : new Elysia(),
-    );
+    // The documentation before the management routes, whose admin-token check applies to what is mounted after it.
+    .use(deps.adminToken ? adminDocumentationRoutes(() => adminRoutes(deps.admin, adminAuth(deps.adminToken!))) : new Elysia())
+    .use(deps.adminToken ? adminRoutes(deps.admin, adminAuth(deps.adminToken)) : new Elysia());
 
   const remember = (request: Request, peer: string | undefined) => {
     clientAddresses.set(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));

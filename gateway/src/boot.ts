@@ -15,6 +15,7 @@ import { createRedisLimiter } from "./ratelimit/redis-limiter";
 import { createResilientLimiter } from "./ratelimit/resilient-limiter";
 import type { RateLimiter } from "./ratelimit/limiter";
 import { createRouteTable } from "./routing/route-table";
+import { serviceDataOf } from "./admin/workspaces/service-data";
 import { createGatewayMetrics } from "./metrics";
 import { gatewayProcess } from "./definition";
 
@@ -115,7 +116,13 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       observe: metrics.observeRequest,
       onUpstreamError: metrics.observeUpstreamError,
     },
-    admin: { sql: database.sql, epochs: propagation, keyPrefix: config.keyPrefix, logger },
+    admin: {
+      sql: database.sql,
+      epochs: propagation,
+      keyPrefix: config.keyPrefix,
+      logger,
+      serviceData: serviceDataOf({ upstreams: config.upstreams, signingKey: signingKeyFrom(config.signingKey), logger }),
+    },
     adminToken: config.adminToken,
     adminAuthFailures: authFailureLimiter("admin-token"),
     onAdminAuthFailure: metrics.observeAdminAuthFailure,

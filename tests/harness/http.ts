@@ -1,4 +1,4 @@
-import { assertConforms, isPublicGateway } from "./openapi-conformance";
+import { assertConforms, conformanceTo, isPublicGateway } from "./openapi-conformance";
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -14,19 +14,47 @@ export interface ApiResponse<T = any> {
  */
 export function apiClient(baseUrl: string, key?: string) {
   return async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
-    const response = await fetch(baseUrl + path, {
-      method,
-      headers: {
-        ...(key ? { authorization: `Bearer ${key}` } : {}),
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const answer = await readResponse<T>(response);
+    const answer = await send<T>(baseUrl, key, method, path, body, headers);
     if (await isPublicGateway(baseUrl)) {
       assertConforms({ method, path, status: answer.status, headers: answer.headers, text: answer.text });
     }
+    return answer;
+  };
+}
+
+async function send<T>(baseUrl: string, key: string | undefined, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<ApiResponse<T>> {
+  const response = await fetch(baseUrl + path, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return readResponse<T>(response);
+}
+
+const managementDocuments = new Map<string, Promise<ReturnType<typeof conformanceTo>>>();
+
+/**
+ * Calls the management API with the admin token, and checks every answer
+ * against the management document that same gateway serves: one it does not
+ * describe throws.
+ */
+export function managementClient(adminUrl: string, adminToken?: string) {
+  let conformance = managementDocuments.get(adminUrl);
+  if (!conformance) {
+    conformance = fetch(`${adminUrl}/admin/v1/openapi.json`).then(async (response) => {
+      if (response.status !== 200) throw new Error(`${adminUrl}/admin/v1/openapi.json answered ${response.status}`);
+      return conformanceTo(await response.json(), `https://workspace-api.test/admin/${managementDocuments.size}/openapi.json`);
+    });
+    managementDocuments.set(adminUrl, conformance);
+  }
+  const checker = conformance;
+  return async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const answer = await send<T>(adminUrl, adminToken, method, path, body, headers);
+    (await checker).assertConforms({ method, path, status: answer.status, headers: answer.headers, text: answer.text });
     return answer;
   };
 }

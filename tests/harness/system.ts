@@ -26,6 +26,8 @@ export interface StartOptions {
   verbose?: boolean;
   /** The PostgreSQL server to make the system's database on (default DATABASE_URL; a fault test's own server). */
   databaseServerUrl?: string;
+  /** Receives every log line of every process. */
+  output?: (process: string, line: string) => void;
 }
 
 /** The runtime the processes run on: TEST_RUNTIME=deno runs the same suite against Deno. */
@@ -48,7 +50,7 @@ export async function startSystem(options: StartOptions = {}): Promise<TestSyste
     env: { LOG_LEVEL: "warn", ...storage.env, REDIS_URL: redisUrl, ADMIN_TOKEN: undefined, HOST: undefined, ADMIN_HOST: undefined, ...options.env },
     // Every test system on one Redis shares the 127.0.0.1 failure counter: only the test of that limit sets it low.
     gatewayEnv: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000000", ...options.gatewayEnv },
-    output: options.verbose ? (name, line) => console.log(`[${name}] ${line}`) : undefined,
+    output: options.output ?? (options.verbose ? (name, line) => console.log(`[${name}] ${line}`) : undefined),
     readyTimeoutMs: 90_000,
   }).catch(async (error) => {
     await storage.dispose();

@@ -10,7 +10,8 @@ const sql = postgres("postgres://unused@127.0.0.1:9/unused", { max: 1 });
 afterAll(() => sql.end());
 
 describe("the management operation table", () => {
-  const app = adminRoutes({ sql, epochs: { publish: async () => true }, keyPrefix: "wsk", logger: createLogger("test", "silent") }, {
+  const serviceData = { purgeWorkspace: async () => ({}) };
+  const app = adminRoutes({ sql, epochs: { publish: async () => true }, keyPrefix: "wsk", logger: createLogger("test", "silent"), serviceData }, {
     adminToken: "token",
     failures: createMemoryAuthFailureLimiter(100),
     clientAddressOf: () => "127.0.0.1",

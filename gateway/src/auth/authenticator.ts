@@ -49,6 +49,8 @@ export function createAuthenticator(deps: {
     deps.onLookup?.();
     const row = await findKeyCredential(deps.sql, digest);
     if (!row) throw unauthorized("invalid_token", "The API key is not valid.");
+    // A secret that a rotation replaced works until its own end, never past the key's.
+    const ends = [row.expires_at, row.current_secret ? null : (row.previous_key_expires_at ?? new Date(0))].filter((end) => end !== null);
     return {
       keyId: row.id,
       workspaceId: row.workspace_id,
@@ -61,7 +63,7 @@ export function createAuthenticator(deps: {
       epoch: row.auth_epoch,
       revoked: row.revoked_at !== null,
       memberActive: row.active,
-      expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+      expiresAt: ends.length ? Math.min(...ends.map((end) => end.getTime())) : null,
     };
   }
 

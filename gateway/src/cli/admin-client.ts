@@ -52,6 +52,12 @@ export interface ApiKey {
   last_used_at?: string | null;
   rate_limit_per_minute?: number | null;
   streaming?: boolean;
+  /** The scopes the key can use now: its scopes within its creator's current role. */
+  effective_scopes?: string[];
+  status?: string;
+  rotated_at?: string | null;
+  previous_prefix?: string | null;
+  previous_key_expires_at?: string | null;
 }
 export interface CreatedApiKey extends ApiKey {
   /** The full key, returned only by the call that creates it. */
@@ -74,7 +80,29 @@ export interface MemberChanges {
   role?: string;
   active?: boolean;
   team_ids?: string[];
+  name?: string | null;
 }
+export interface KeyChanges {
+  name?: string;
+  rate_limit_per_minute?: number | null;
+  expires_at?: string | null;
+}
+export interface Rotation {
+  grace_seconds?: number;
+  old_key_expires_at?: string;
+}
+export interface AuditEntry {
+  id: string;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  request_id: string;
+  actor: string;
+  created_at: string;
+}
+type Paging = { page?: number; per_page?: number };
 export interface NewApiKey {
   name: string;
   created_by: string;
@@ -122,13 +150,23 @@ export function adminClient(adminUrl: string, adminToken: string) {
   return {
     url: base,
     call,
+    listWorkspaces: (filter: Paging & { name?: string } = {}) => call<List<Workspace>>("listWorkspaces", {}, undefined, query(filter)),
     createWorkspace: (name: string) => call<Workspace>("createWorkspace", {}, { name }),
+    getWorkspace: (ws: string) => call<Workspace>("getWorkspace", { ws }),
+    deleteWorkspace: (ws: string) => call<void>("deleteWorkspace", { ws }),
+    listTeams: (ws: string, paging: Paging = {}) => call<List<Team>>("listTeams", { ws }, undefined, query(paging)),
     createTeam: (ws: string, name: string) => call<Team>("createTeam", { ws }, { name }),
+    listMembers: (ws: string, paging: Paging = {}) => call<List<Member>>("listMembers", { ws }, undefined, query(paging)),
     addMember: (ws: string, member: NewMember) => call<Member>("addMember", { ws }, member),
+    getMember: (ws: string, id: string) => call<Member>("getMember", { ws, id }),
     updateMember: (ws: string, id: string, changes: MemberChanges) => call<Member>("updateMember", { ws, id }, changes),
     createKey: (ws: string, key: NewApiKey) => call<CreatedApiKey>("createApiKey", { ws }, key),
-    listKeys: (ws: string, paging: { page?: number; per_page?: number } = {}) => call<List<ApiKey>>("listApiKeys", { ws }, undefined, query(paging)),
+    listKeys: (ws: string, paging: Paging = {}) => call<List<ApiKey>>("listApiKeys", { ws }, undefined, query(paging)),
+    getKey: (ws: string, id: string) => call<ApiKey>("getApiKey", { ws, id }),
+    updateKey: (ws: string, id: string, changes: KeyChanges) => call<ApiKey>("updateApiKey", { ws, id }, changes),
+    rotateKey: (ws: string, id: string, rotation: Rotation = {}) => call<CreatedApiKey>("rotateApiKey", { ws, id }, rotation),
     revokeKey: (ws: string, id: string) => call<void>("revokeApiKey", { ws, id }),
+    auditLog: (ws: string, paging: Paging = {}) => call<List<AuditEntry>>("getAuditLog", { ws }, undefined, query(paging)),
   };
 }
 export type AdminClient = ReturnType<typeof adminClient>;

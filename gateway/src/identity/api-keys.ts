@@ -13,11 +13,20 @@ export interface ApiKeyRow {
   last_used_at: Date | null;
   rate_limit_per_minute: number | null;
   streaming: boolean;
+  rotated_at: Date | null;
+  previous_prefix: string | null;
+  previous_key_expires_at: Date | null;
+  /** The creating member's current role and whether they are active: what the key may do follows them. */
+  creator_role: Role;
+  creator_active: boolean;
 }
 
 const KEY_COLUMNS = (sql: Sql) => sql`
   id, name, display_prefix as prefix, scopes, team_ids, expires_at, revoked_at, created_by,
-  created_at, last_used_at, rate_limit_per_minute, streaming`;
+  created_at, last_used_at, rate_limit_per_minute, streaming,
+  rotated_at, previous_display_prefix as previous_prefix, previous_key_expires_at,
+  (select m.role from members m where m.id = created_by) as creator_role,
+  (select m.active from members m where m.id = created_by) as creator_active`;
 
 export async function insertApiKey(
   sql: Sql,
@@ -55,6 +64,51 @@ export async function countApiKeys(sql: Sql, workspaceId: string): Promise<numbe
   return row!.total;
 }
 
+export async function findApiKey(sql: Sql, workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`select ${KEY_COLUMNS(sql)} from api_keys where workspace_id = ${workspaceId} and id = ${id}`;
+  return row;
+}
+
+/** Sets the key's name, rate limit and expiry (each as given, null clearing it). */
+export async function updateApiKey(
+  sql: Sql,
+  workspaceId: string,
+  id: string,
+  values: { name: string; rateLimitPerMinute: number | null; expiresAt: Date | null },
+): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`
+    update api_keys set name = ${values.name}, rate_limit_per_minute = ${values.rateLimitPerMinute}, expires_at = ${values.expiresAt}
+    where workspace_id = ${workspaceId} and id = ${id}
+    returning ${KEY_COLUMNS(sql)}`;
+  return row;
+}
+
+/**
+ * Gives a key that is not revoked a new secret; the one it replaces keeps
+ * working until `previousExpiresAt`. A secret still in its grace from an
+ * earlier rotation is dropped.
+ */
+export async function rotateApiKey(
+  sql: Sql,
+  workspaceId: string,
+  id: string,
+  secret: { hash: Buffer; displayPrefix: string; previousExpiresAt: Date },
+): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`
+    update api_keys set
+      previous_key_hash = key_hash, previous_display_prefix = display_prefix, previous_key_expires_at = ${secret.previousExpiresAt},
+      key_hash = ${secret.hash}, display_prefix = ${secret.displayPrefix}, rotated_at = now()
+    where workspace_id = ${workspaceId} and id = ${id} and revoked_at is null
+    returning ${KEY_COLUMNS(sql)}`;
+  return row;
+}
+
+/** Revokes every key of the workspace that is not revoked yet. */
+export async function revokeWorkspaceKeys(sql: Sql, workspaceId: string): Promise<number> {
+  const result = await sql`update api_keys set revoked_at = now() where workspace_id = ${workspaceId} and revoked_at is null`;
+  return result.count;
+}
+
 /** Marks the key revoked; false when no such key exists in the workspace. */
 export async function revokeApiKey(sql: Sql, workspaceId: string, id: string): Promise<boolean> {
   const rows = await sql`
@@ -77,6 +131,9 @@ export interface KeyCredentialRow {
   active: boolean;
   visible_team_ids: string[];
   auth_epoch: string;
+  /** False when the presented secret is the one a rotation replaced: it works only until previous_key_expires_at. */
+  current_secret: boolean;
+  previous_key_expires_at: Date | null;
 }
 
 export async function findKeyCredential(sql: Sql, hash: Buffer): Promise<KeyCredentialRow | undefined> {
@@ -87,11 +144,12 @@ export async function findKeyCredential(sql: Sql, hash: Buffer): Promise<KeyCred
              then coalesce((select array_agg(t.id) from teams t where t.workspace_id = k.workspace_id), '{}')
              else coalesce((select array_agg(tm.team_id) from team_members tm where tm.member_id = m.id), '{}')
            end as visible_team_ids,
-           w.auth_epoch::text as auth_epoch
+           w.auth_epoch::text as auth_epoch,
+           k.key_hash = ${hash} as current_secret, k.previous_key_expires_at
     from api_keys k
     join members m on m.id = k.created_by
     join workspaces w on w.id = k.workspace_id
-    where k.key_hash = ${hash}`;
+    where k.key_hash = ${hash} or k.previous_key_hash = ${hash}`;
   return row;
 }
 

@@ -33,9 +33,22 @@ export async function memberEmailTaken(sql: Sql, workspaceId: string, email: str
   return rows.length > 0;
 }
 
-export async function updateMember(sql: Sql, id: string, changes: { role?: Role; active?: boolean }): Promise<void> {
+export async function listMembers(sql: Sql, workspaceId: string, page: { limit: number; offset: number }): Promise<MemberRow[]> {
+  return sql<MemberRow[]>`
+    select ${MEMBER_COLUMNS(sql)} from members m where m.workspace_id = ${workspaceId}
+    order by m.created_at, m.id limit ${page.limit} offset ${page.offset}`;
+}
+
+export async function countMembers(sql: Sql, workspaceId: string): Promise<number> {
+  const [row] = await sql<{ total: number }[]>`select count(*)::int as total from members where workspace_id = ${workspaceId}`;
+  return row!.total;
+}
+
+/** Omitted fields keep their values; a null name clears it. */
+export async function updateMember(sql: Sql, id: string, changes: { role?: Role; active?: boolean; name?: string | null }): Promise<void> {
   if (changes.role !== undefined) await sql`update members set role = ${changes.role} where id = ${id}`;
   if (changes.active !== undefined) await sql`update members set active = ${changes.active} where id = ${id}`;
+  if (changes.name !== undefined) await sql`update members set name = ${changes.name} where id = ${id}`;
 }
 
 export async function replaceTeamMemberships(sql: Sql, memberId: string, teamIds: string[]): Promise<void> {

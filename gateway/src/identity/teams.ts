@@ -19,3 +19,14 @@ export async function existingTeamIds(sql: Sql, workspaceId: string, ids: string
     select id from teams where workspace_id = ${workspaceId} and id = any(${ids}::uuid[])`;
   return rows.map((row) => row.id);
 }
+
+export async function listTeams(sql: Sql, workspaceId: string, page: { limit: number; offset: number }): Promise<TeamRow[]> {
+  return sql<TeamRow[]>`
+    select id, name from teams where workspace_id = ${workspaceId}
+    order by created_at, id limit ${page.limit} offset ${page.offset}`;
+}
+
+export async function countTeams(sql: Sql, workspaceId: string): Promise<number> {
+  const [row] = await sql<{ total: number }[]>`select count(*)::int as total from teams where workspace_id = ${workspaceId}`;
+  return row!.total;
+}

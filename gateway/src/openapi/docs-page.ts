@@ -34,9 +34,10 @@ export function createAssetStore(directory = swaggerUiDirectory()) {
 }
 
 // The initializer is a file of its own so the page needs no inline script.
-export const DOCS_INITIALIZER = `window.addEventListener("load", function () {
+export function docsInitializer(documentUrl: string): string {
+  return `window.addEventListener("load", function () {
   window.ui = SwaggerUIBundle({
-    url: "/openapi.json",
+    url: ${JSON.stringify(documentUrl)},
     dom_id: "#swagger-ui",
     deepLinking: true,
     docExpansion: "list",
@@ -47,24 +48,31 @@ export const DOCS_INITIALIZER = `window.addEventListener("load", function () {
   });
 });
 `;
+}
 
-export const DOCS_PAGE = `<!doctype html>
+/** The page: Swagger UI from `assetsPath` (where DOCS_ASSETS and `docs-init.js` are served), nothing from elsewhere. */
+export function docsPage(title: string, assetsPath: string): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Workspace API documentation</title>
-  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
-  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32">
-  <link rel="icon" type="image/png" href="/docs/assets/favicon-16x16.png" sizes="16x16">
+  <title>${title}</title>
+  <link rel="stylesheet" href="${assetsPath}/swagger-ui.css">
+  <link rel="icon" type="image/png" href="${assetsPath}/favicon-32x32.png" sizes="32x32">
+  <link rel="icon" type="image/png" href="${assetsPath}/favicon-16x16.png" sizes="16x16">
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/docs/assets/docs-init.js"></script>
+  <script src="${assetsPath}/swagger-ui-bundle.js"></script>
+  <script src="${assetsPath}/docs-init.js"></script>
 </body>
 </html>
 `;
+}
+
+export const DOCS_INITIALIZER = docsInitializer("/openapi.json");
+export const DOCS_PAGE = docsPage("Workspace API documentation", "/docs/assets");
 
 /** Everything the page loads comes from this origin; Swagger UI sets inline styles and data: images. */
 export const DOCS_CONTENT_SECURITY_POLICY =

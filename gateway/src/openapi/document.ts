@@ -73,14 +73,14 @@ interface ErrorResponseSpec {
 
 /** Every error response the public API can give, with the headers it always carries. */
 const ERROR_RESPONSES: ErrorResponseSpec[] = [
-  { status: 400, name: "BadRequest", description: "The request is malformed.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
+  { status: 400, name: "BadRequest", description: "The request is malformed: the message says whether the body is not JSON, not an object, or sent without `Content-Type: application/json`; on the calendar a field that breaks its schema is named in `details.fields` and explained in `details.errors`.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 401, name: "Unauthorized", description: "`missing_token`: no `Authorization` or `X-API-Key` header. `invalid_token`: the key is malformed, unknown, revoked or expired, its creator is deactivated, or `Authorization` is not a Bearer credential.", headers: ["X-Request-Id", "WWW-Authenticate"] },
   { status: 403, name: "Forbidden", description: "`insufficient_permissions`: the key lacks the operation's scope, or the resource is outside the teams the key targets. `forbidden`: the key's scopes allow it but its creator's role does not.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 404, name: "NotFound", description: "The resource does not exist or is not visible to the key's creator.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 405, name: "MethodNotAllowed", description: "The path exists but does not accept this method; `Allow` lists the methods it does.", headers: ["X-Request-Id", "Allow"] },
   { status: 413, name: "PayloadTooLarge", description: "The request body is over the operation's limit.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 431, name: "HeadersTooLarge", description: "The request headers are larger than 32 KiB. Answered before authentication.", headers: ["X-Request-Id"] },
-  { status: 422, name: "ValidationFailed", description: "The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
+  { status: 422, name: "ValidationFailed", description: "The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters, and `details.errors` says per field which rule failed and what is allowed.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, so no `X-RateLimit-*` headers. Back off exponentially.", headers: ["X-Request-Id", "Retry-After"], optionalHeaders: RATE_LIMIT_HEADERS },
   { status: 500, name: "InternalError", description: "Something failed on the server. The body never carries stack traces or internals; quote `X-Request-Id` when reporting it.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
   { status: 502, name: "BadGateway", description: "An upstream service answered something the gateway could not pass on.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
@@ -101,11 +101,19 @@ function errorExample(code: ErrorCode, status: number) {
     invalid_token: "The API key is not valid.",
     insufficient_permissions: "The API key lacks the scope this operation needs.",
     not_found: "The resource does not exist.",
-    validation_error: "Invalid value for title.",
+    validation_error: "title must be 1 to 255 characters (got 256).",
+    bad_request: "starts_at must be an RFC 3339 date-time with a time zone (for example 2026-03-02T10:00:00Z).",
     rate_limit_exceeded: "Rate limit of 1000 requests per minute exceeded. Retry in 30 s.",
   };
   const details: Record<string, unknown> = { request_id: HEADERS["X-Request-Id"]!.example };
-  if (code === "validation_error" || code === "bad_request") details.fields = ["title"];
+  if (code === "validation_error") {
+    details.fields = ["title"];
+    details.errors = [{ field: "title", rule: "length", message: "title must be 1 to 255 characters (got 256)", allowed: { min: 1, max: 255 } }];
+  }
+  if (code === "bad_request") {
+    details.fields = ["starts_at"];
+    details.errors = [{ field: "starts_at", rule: "format", message: "starts_at must be an RFC 3339 date-time with a time zone (for example 2026-03-02T10:00:00Z)", allowed: "date-time" }];
+  }
   return {
     summary: `${status} ${code}`,
     value: { error: { code, message: messages[code] ?? `An error with code ${code}.`, details } },
@@ -228,7 +236,7 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
         "",
         "**Authentication.** Every operation needs an API key: `Authorization: Bearer <key>` (preferred) or `X-API-Key: <key>`; when both are sent, `Authorization` wins. Each operation names the scope it needs (`x-required-scope`); the key's effective permission is its scopes intersected with its creator's role.",
         "",
-        "**Errors.** Every 4xx and 5xx body is the `Error` object; `error.code` is machine-readable and `error.details.fields` names offending fields. An unknown path answers `404 not_found`; a known path with another method `405 method_not_allowed` with `Allow` (neither carries rate-limit headers, see `x-unrouted-responses`).",
+        "**Errors.** Every 4xx and 5xx body is the `Error` object; `error.code` is machine-readable; on a validation failure `error.details.fields` names the offending fields and `error.details.errors` says, per field, the rule that failed (`rule`), a sentence to act on (`message`) and what is accepted (`allowed`). An unknown path answers `404 not_found`; a known path with another method `405 method_not_allowed` with `Allow` (neither carries rate-limit headers, see `x-unrouted-responses`).",
         "",
         "**Rate limit.** 1000 requests a minute per key by default, in clock-minute windows. Every response to an authenticated request carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a `429` also `Retry-After`. Every response carries `X-Request-Id`.",
         "",

@@ -22,6 +22,15 @@ function collapseCoercion(schema: JsonSchema): void {
   else schema.anyOf = kept;
 }
 
+/** JSON with every object's keys sorted: the same schema whatever order its keywords were written in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, node: unknown) =>
+    node !== null && typeof node === "object" && !Array.isArray(node)
+      ? Object.fromEntries(Object.entries(node as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : node,
+  );
+}
+
 /**
  * Turns TypeBox schemas into OpenAPI 3.1 (JSON Schema 2020-12) schemas: the
  * TypeBox symbols go (JSON has no symbols), `$id`s go (TypeBox's
@@ -49,7 +58,7 @@ export function createSchemaRegistry() {
   }
 
   function reference(name: string, schema: JsonSchema): JsonSchema {
-    const text = JSON.stringify(schema);
+    const text = canonical(schema);
     const existing = serialized.get(name);
     if (existing !== undefined && existing !== text) {
       throw new Error(`Two different schemas are titled ${name}; give one another title.`);

@@ -56,13 +56,13 @@ export function resolveCreateTeam(principal: Principal, requested: string | null
       throw new ApiError("insufficient_permissions", "The member who created this API key no longer belongs to any of its teams.");
     }
     if (targets.length === 1) return reachable[0]!;
-    throw ApiError.validation(["team_id"], "This API key targets several teams: name one in team_id.");
+    throw ApiError.validation(["team_id"], "This API key targets several teams: name one in team_id.", "required");
   }
   if (targets !== null && !targets.includes(requested)) {
     throw new ApiError("insufficient_permissions", "The API key does not target that team.");
   }
   if (!principal.visible_team_ids.includes(requested)) {
-    throw ApiError.validation(["team_id"], "team_id is not a team of this workspace that the key's creator can see.");
+    throw ApiError.validation(["team_id"], "team_id is not a team of this workspace that the key's creator can see.", "reference");
   }
   return requested;
 }

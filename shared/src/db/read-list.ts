@@ -21,7 +21,10 @@ export function resolvePaging(query: { page?: number; per_page?: number }, code:
     return value !== undefined && !(Number.isInteger(value) && value >= 1);
   });
   if (invalid.length) {
-    throw new ApiError(code, `${invalid.join(" and ")} must be an integer of at least 1.`, { details: { fields: invalid } });
+    throw ApiError.invalid(
+      code,
+      invalid.map((field) => ({ field, rule: "range", message: `${field} must be an integer of at least 1 (got ${String(query[field])})`, allowed: { min: 1 } })),
+    );
   }
   const page = query.page ?? 1;
   const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);

@@ -1,5 +1,11 @@
 import { ERROR_STATUS, type ErrorCode } from "./codes";
 import { errorBody, type ErrorDetails } from "./error-body";
+import { joinMessages, topLevelFields, type FieldError, type FieldRule } from "./field-errors";
+
+/** A field's message is a clause, like those the schema checks write: no closing full stop. */
+function asFieldMessage(message: string): string {
+  return message.replace(/\.$/, "");
+}
 
 /**
  * The one error type handlers throw. It knows its status and turns itself into
@@ -33,12 +39,23 @@ export class ApiError extends Error {
     return new Response(JSON.stringify(errorBody(this.code, this.message, details)), { status: this.status, headers });
   }
 
-  static validation(fields: string[], message: string): ApiError {
-    return new ApiError("validation_error", message, { details: { fields } });
+  /**
+   * A request refused field by field: `details.fields` names them and
+   * `details.errors` says per field which rule failed; the message joins the
+   * per-field sentences.
+   */
+  static invalid(code: "validation_error" | "bad_request", errors: FieldError[], message = joinMessages(errors)): ApiError {
+    return new ApiError(code, message, { details: { fields: topLevelFields(errors), errors } });
   }
 
-  static badRequest(message: string, fields?: string[]): ApiError {
-    return new ApiError("bad_request", message, fields ? { details: { fields } } : {});
+  /** A rule over one or more fields, the same sentence for each (for example "Send at least one of title and content."). */
+  static validation(fields: string[], message: string, rule: FieldRule = "invalid"): ApiError {
+    return ApiError.invalid("validation_error", fields.map((field) => ({ field, rule, message: asFieldMessage(message) })), message);
+  }
+
+  static badRequest(message: string, fields?: string[], rule: FieldRule = "invalid"): ApiError {
+    if (!fields) return new ApiError("bad_request", message);
+    return ApiError.invalid("bad_request", fields.map((field) => ({ field, rule, message: asFieldMessage(message) })), message);
   }
 
   static notFound(message = "The resource does not exist."): ApiError {

@@ -3,6 +3,7 @@ import { databaseErrorAnswer } from "../db/database-errors";
 import { ApiError } from "../errors/api-error";
 import type { Logger } from "../observability/logger";
 import { requestIdOf } from "./request-id";
+import { explainValidation } from "./validation-details";
 
 export interface ErrorHandlerOptions {
   /** How a failed schema check is answered: pages say 422, the calendar 400 (contract 3). */
@@ -10,26 +11,19 @@ export interface ErrorHandlerOptions {
   logger: Logger;
 }
 
-/** Names of the fields a schema check complained about, in the order reported. */
-export function failedFields(error: ValidationError): string[] {
-  const fields = new Set<string>();
-  for (const issue of error.all) {
-    const path = "path" in issue && typeof issue.path === "string" ? issue.path : "";
-    const field = path.split("/").filter(Boolean)[0];
-    if (field) fields.add(decodeURIComponent(field.replace(/~1/g, "/").replace(/~0/g, "~")));
-  }
-  return [...fields];
-}
-
 export function toApiError(code: string | number, error: unknown, options: Pick<ErrorHandlerOptions, "validationCode">, method = "POST"): ApiError {
   if (error instanceof ApiError) return error;
   // Path parameters are ids: one that cannot even be decoded is a malformed id, 404 (contract 2).
   if (error instanceof ValidationError && error.type === "params") return ApiError.notFound("The resource does not exist.");
+  // A handler's answer that breaks its own response schema is our fault, never the client's.
+  if (error instanceof ValidationError && error.type === "response") return new ApiError("internal_error", "Something went wrong on our side.");
   if (error instanceof ValidationError) {
-    const fields = failedFields(error);
-    const message = fields.length ? `Invalid value for ${fields.join(", ")}.` : "The request is not valid.";
-    return new ApiError(options.validationCode, message, { details: { fields } });
+    const errors = explainValidation(error);
+    if (errors.length === 0) return new ApiError(options.validationCode, "The request is not valid.", { details: { fields: [] } });
+    return ApiError.invalid(options.validationCode, errors);
   }
+  // The body reader's own refusal (not JSON, no JSON Content-Type, not UTF-8, not an object) says which; Elysia wraps it.
+  if (code === "PARSE" && error instanceof Error && error.cause instanceof ApiError) return error.cause;
   switch (code) {
     case "PARSE":
       return ApiError.badRequest("The request body could not be parsed.");

@@ -5,6 +5,9 @@ import type { Principal } from "../principal/principal";
 import { createRouteTable } from "../operations/route-table";
 import { requestIdOf } from "./request-id";
 
+/** Paths for the gateway alone (a workspace's purge): each checks its own signed order instead of a principal. */
+export const INTERNAL_SERVICE_PREFIX = "/internal/";
+
 /** Paths a service answers without a principal: probes and metrics only. */
 export const UNAUTHENTICATED_SERVICE_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
@@ -33,7 +36,7 @@ export function requirePrincipal(keys: VerificationKeys) {
   return new Elysia({ name: "require-principal" })
     .onRequest(async ({ request }) => {
       const path = new URL(request.url).pathname;
-      if (UNAUTHENTICATED_SERVICE_PATHS.has(path)) return;
+      if (UNAUTHENTICATED_SERVICE_PATHS.has(path) || path.startsWith(INTERNAL_SERVICE_PREFIX)) return;
       const principal = await verifyPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
       assertScopeOf(request, path, principal);
       requestIdOf(request);

@@ -1,4 +1,4 @@
-import type { AnyElysia } from "elysia";
+import type { AnyElysia, TSchema } from "elysia";
 import { noContent } from "../http/json-body";
 import { paramsSchema, type OperationHandlers, type OperationShape } from "./operation";
 
@@ -16,13 +16,16 @@ interface RouteContext {
  * A table entry without a handler, or a handler without an entry, stops the
  * process at start: nothing is served that the table does not hold.
  * `context` picks what the app derived for the request (the principal, say)
- * from Elysia's handler context.
+ * from Elysia's handler context. `describe` adds to each route's options
+ * (its `detail` for a generated document, the error statuses it declares in
+ * `response`).
  */
 export function mountOperations<App extends AnyElysia, Table extends Record<string, OperationShape>, Context = unknown>(
   app: App,
   operations: Table,
   handlers: OperationHandlers<Table, Context>,
   context?: (elysiaContext: Record<string, unknown>) => Context,
+  describe?: (operationId: string, operation: Table[keyof Table]) => { detail?: object; response?: Record<number, TSchema> },
 ): App {
   for (const operationId of Object.keys(handlers)) {
     if (!Object.hasOwn(operations, operationId)) throw new Error(`${operationId} has a handler but no entry in the operation table.`);
@@ -32,6 +35,7 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
     if (!handler) throw new Error(`The operation ${operationId} has no handler.`);
     const { status, schema } = operation.success;
     const params = paramsSchema(operation.path);
+    const described = describe?.(operationId, operation as Table[keyof Table]) ?? {};
     app.route(
       operation.method,
       operation.path,
@@ -46,7 +50,8 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
         ...(params ? { params } : {}),
         ...(operation.query ? { query: operation.query } : {}),
         ...(operation.body ? { body: operation.body } : {}),
-        ...(schema ? { response: { [status]: schema } } : {}),
+        ...(described.detail ? { detail: described.detail } : {}),
+        ...(schema || described.response ? { response: { ...described.response, ...(schema ? { [status]: schema } : {}) } } : {}),
       },
     );
   }

@@ -31,6 +31,13 @@ export function signingKeyFrom(secret: string): SigningKey {
 
 const PROTECTED_HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
 
+function signClaims(claims: Record<string, unknown>, audience: string, key: SigningKey): string {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = { ...claims, iss: ISSUER, aud: audience, iat: now, exp: now + PRINCIPAL_MAX_AGE_SECONDS };
+  const input = `${PROTECTED_HEADER}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
+  return `${input}.${createHmac("sha256", key).update(input).digest("base64url")}`;
+}
+
 /**
  * Signs the principal for one request as a compact HS256 JWT, bound to the
  * method and path it was issued for so it cannot be replayed against another
@@ -39,18 +46,15 @@ const PROTECTED_HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" }
  * services verify it with jose.
  */
 export function signPrincipal(principal: Principal, request: { method: string; path: string }, key: SigningKey): string {
-  const now = Math.floor(Date.now() / 1000);
-  const claims = { ...principal, htm: request.method, htu: request.path, iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + PRINCIPAL_MAX_AGE_SECONDS };
-  const input = `${PROTECTED_HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
-  return `${input}.${createHmac("sha256", key).update(input).digest("base64url")}`;
+  return signClaims({ ...principal, htm: request.method, htu: request.path }, AUDIENCE, key);
 }
 
 /** The signature holds under one of the keys, tried in order. */
-async function verifiedPayload(token: string, keys: VerificationKeys): Promise<JWTPayload> {
+async function verifiedPayload(token: string, keys: VerificationKeys, audience = AUDIENCE): Promise<JWTPayload> {
   let failure: unknown = new Error("no verification key");
   for (const key of keys) {
     try {
-      return (await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"], requiredClaims: ["iat", "exp"] })).payload;
+      return (await jwtVerify(token, key, { issuer: ISSUER, audience, algorithms: ["HS256"], requiredClaims: ["iat", "exp"] })).payload;
     } catch (error) {
       failure = error;
     }
@@ -76,5 +80,32 @@ export async function verifyPrincipal(token: string | null, request: { method: s
     return { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id };
   } catch {
     throw new ApiError("invalid_token", "The internal principal is not valid.");
+  }
+}
+
+/** The header that carries the gateway's order to delete a workspace's data. */
+export const WORKSPACE_PURGE_HEADER = "x-workspace-purge";
+
+/**
+ * A purge order is a token of its own audience, so no principal (what a key may
+ * do) can ever be taken for one, nor the other way round; it names the
+ * workspace and is bound to the request it was issued for.
+ */
+const PURGE_AUDIENCE = "workspace-services/purge";
+
+export function signWorkspacePurge(workspaceId: string, request: { method: string; path: string; requestId: string }, key: SigningKey): string {
+  return signClaims({ purge_workspace_id: workspaceId, request_id: request.requestId, htm: request.method, htu: request.path }, PURGE_AUDIENCE, key);
+}
+
+export async function verifyWorkspacePurge(token: string | null, request: { method: string; path: string; workspaceId: string }, keys: VerificationKeys): Promise<void> {
+  if (!token) throw new ApiError("missing_token", "This service is reached only through the gateway.");
+  try {
+    const payload = await verifiedPayload(token, keys, PURGE_AUDIENCE);
+    assertFresh(payload, Math.floor(Date.now() / 1000));
+    if (payload.htm !== request.method || payload.htu !== request.path || payload.purge_workspace_id !== request.workspaceId) {
+      throw new Error("token issued for another request");
+    }
+  } catch {
+    throw new ApiError("invalid_token", "The purge order is not valid.");
   }
 }

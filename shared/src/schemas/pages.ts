@@ -1,4 +1,5 @@
 import { t, type Static } from "elysia";
+import { textRulePattern } from "../errors/field-errors";
 import { ListEnvelope, PagingQuery } from "./list";
 
 export const PAGE_TITLE_MAX_CODE_POINTS = 255;
@@ -10,7 +11,11 @@ export const PAGE_TITLE_MAX_CODE_POINTS = 255;
  * branch; with it (JSON Schema tools) the code point matches the second. Each
  * position has one branch only, so a long title fails fast, never backtracks.
  */
-export const PAGE_TITLE_PATTERN = String.raw`^(?=\s{0,254}\S)(?:[\uD800-\uDBFF][\uDC00-\uDFFF]|[^\uD800-\uDBFF]){1,255}$`;
+export const PAGE_TITLE_PATTERN = textRulePattern(String.raw`^(?=\s{0,254}\S)(?:[\uD800-\uDBFF][\uDC00-\uDFFF]|[^\uD800-\uDBFF]){1,255}$`, {
+  minCodePoints: 1,
+  maxCodePoints: PAGE_TITLE_MAX_CODE_POINTS,
+  notBlank: true,
+});
 
 const TITLE_DESCRIPTION = "1 to 255 Unicode code points; a title of only whitespace is blank and refused. Need not be unique.";
 

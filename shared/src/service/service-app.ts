@@ -12,6 +12,7 @@ import type { PublicHandlers, ServiceOperationId } from "../operations/public-op
 import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operation";
 import type { VerificationKeys } from "../principal/internal-token";
 import { serveOperations } from "./serve-operations";
+import { workspacePurgeRoute, type ServiceInternals } from "./workspace-purge";
 
 /** What a resource service's createApp is handed. */
 export interface ServiceDeps {
@@ -32,9 +33,15 @@ export interface ServiceDeps {
  * and its operations of the public table, each answered by its handler.
  * Bodies are checked as sent: Elysia's default normalizer cleans a value before
  * checking it, so `"attendees": "x"` became `[{}]` and passed; TypeBox's only
- * drops unknown properties.
+ * drops unknown properties. `internals` answers the gateway's own orders
+ * (deleting a workspace's data), which no public operation reaches.
  */
-export function serviceApp<Service extends ServiceName>(deps: ServiceDeps, service: Service, handlers: PublicHandlers<ServiceOperationId<Service>>) {
+export function serviceApp<Service extends ServiceName>(
+  deps: ServiceDeps,
+  service: Service,
+  handlers: PublicHandlers<ServiceOperationId<Service>>,
+  internals: ServiceInternals,
+) {
   const { validationCode } = PUBLIC_SERVICES[service];
   const app = new Elysia({ normalize: "typebox" })
     .use(requestMetrics({ validationCode, metrics: deps.metrics }))
@@ -42,6 +49,7 @@ export function serviceApp<Service extends ServiceName>(deps: ServiceDeps, servi
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining, onReadiness: deps.onReadiness }))
     .use(requirePrincipal(deps.principalKeys))
-    .use(requestDeadline());
+    .use(requestDeadline())
+    .use(workspacePurgeRoute(deps.principalKeys, internals));
   return serveOperations(app, service, handlers);
 }

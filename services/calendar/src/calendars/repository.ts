@@ -62,3 +62,9 @@ export async function listCalendars(
     limit ${limit} offset ${offset}`;
   return rows.map(toCalendar);
 }
+
+/** Every calendar of the workspace; how many there were. */
+export async function deleteWorkspaceCalendars(sql: Sql, workspaceId: string): Promise<number> {
+  const result = await sql`delete from calendars where workspace_id = ${workspaceId}`;
+  return result.count;
+}

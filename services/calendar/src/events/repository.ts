@@ -128,3 +128,9 @@ export async function listEvents(sql: Sql, filter: EventFilter, limit: number, o
   }
   return rows.map((row) => toEvent(row, byEvent.get(row.id) ?? []));
 }
+
+/** Every event of the workspace (their attendees follow by cascade); how many there were. */
+export async function deleteWorkspaceEvents(sql: Sql, workspaceId: string): Promise<number> {
+  const result = await sql`delete from calendar_events where workspace_id = ${workspaceId}`;
+  return result.count;
+}

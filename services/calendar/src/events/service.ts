@@ -8,7 +8,7 @@ import * as events from "./repository";
 export async function createEvent(sql: Pool, principal: Principal, body: CreateEventBody, deadline: Deadline): Promise<CalendarEvent> {
   const startsAt = parseInstant(body.starts_at, "starts_at");
   const endsAt = parseInstant(body.ends_at, "ends_at");
-  if (endsAt < startsAt) throw ApiError.validation(["ends_at"], "ends_at must not be before starts_at.");
+  if (endsAt < startsAt) throw ApiError.validation(["ends_at"], "ends_at must not be before starts_at.", "order");
   await requireWritableCalendar(sql, principal, body.calendar_id);
   return writeWithin(sql, deadline, (tx) =>
     events.insertEvent(tx, {

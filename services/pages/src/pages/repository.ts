@@ -115,3 +115,10 @@ export async function countPages(sql: Sql, filter: PageListFilter): Promise<numb
     where workspace_id = ${filter.workspaceId} and team_key = any(${teamKeys}::uuid[])`;
   return Number(row!.total);
 }
+
+/** Every page of the workspace, and its counts, gone; how many pages there were. */
+export async function deleteWorkspacePages(sql: Sql, workspaceId: string): Promise<number> {
+  const result = await sql`delete from pages where workspace_id = ${workspaceId}`;
+  await sql`delete from page_counts where workspace_id = ${workspaceId}`;
+  return result.count;
+}

@@ -33,7 +33,7 @@ function assertStorable(fields: Record<string, string | undefined>): void {
   const bad = Object.entries(fields)
     .filter(([, value]) => value !== undefined && !isStorableText(value))
     .map(([name]) => name);
-  if (bad.length) throw ApiError.validation(bad, `${bad.join(" and ")} must be valid Unicode text without NUL characters.`);
+  if (bad.length) throw ApiError.validation(bad, `${bad.join(" and ")} must be valid Unicode text without NUL characters.`, "text");
 }
 
 function notFound(): ApiError {
@@ -69,7 +69,7 @@ export function getPage(sql: Pool, principal: Principal, id: string): Promise<Pa
 
 export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody, deadline: Deadline): Promise<Page> {
   if (body.title === undefined && body.content === undefined) {
-    throw ApiError.validation(["title", "content"], "Send at least one of title and content.");
+    throw ApiError.validation(["title", "content"], "Send at least one of title and content.", "at_least_one");
   }
   assertStorable({ title: body.title, content: body.content });
   return writeWithin(sql, deadline, async (tx) => {
@@ -99,4 +99,9 @@ export async function listPages(sql: Pool, principal: Principal, query: PageList
     count: (tx) => pages.countPages(tx, filter),
     rows: (tx, limit, offset) => pages.listPages(tx, filter, { ...order, limit, offset }),
   });
+}
+
+/** The workspace was deleted: its pages go with it. */
+export async function purgeWorkspace(sql: Pool, workspaceId: string): Promise<{ pages: number }> {
+  return sql.begin(async (tx) => ({ pages: await pages.deleteWorkspacePages(tx, workspaceId) }));
 }
