@@ -1,5 +1,5 @@
 import { Cluster, Redis } from "ioredis";
-import { createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess } from "@ws/shared";
+import { createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess } from "@ws/shared";
 import { createApp } from "./app";
 import { documentationRoutes } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
@@ -94,6 +94,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       signingKey: signingKeyFrom(config.signingKey),
       upstreams: config.upstreams,
       upstreamTimeoutMs: config.upstreamTimeoutMs,
+      bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: config.inflightBodyBytesPerKey }),
       defaultRateLimit: config.rateLimitPerMinute,
       logger,
       observe: metrics.observeRequest,
@@ -119,8 +120,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
     listeners: [
-      // The body limit is enforced per route by the gateway; this only caps what the runtime buffers.
-      { name: "public", port: config.port, fetch: app.publicFetch, maxBodyBytes: 64 * 1024 * 1024 },
+      { name: "public", port: config.port, fetch: app.publicFetch },
       { name: "internal", port: config.adminPort, fetch: app.adminFetch },
     ],
     beginDrain: () => {

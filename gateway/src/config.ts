@@ -1,5 +1,8 @@
 import process from "node:process";
-import { ConfigError, databaseConfig, envReader, internalSigningKey, logLevel, port, shutdownGraceMs } from "@ws/shared";
+import { ConfigError, PUBLIC_ROUTES, databaseConfig, envReader, inflightBodyBytes, internalSigningKey, logLevel, port, shutdownGraceMs } from "@ws/shared";
+
+const MiB = 1024 * 1024;
+const LARGEST_BODY = Math.max(...PUBLIC_ROUTES.map((route) => route.maxBodyBytes));
 
 /** Every setting of the gateway, read once at start; a bad value stops the process naming the variable. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env) {
@@ -8,6 +11,8 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
   if (!/^[a-z][a-z0-9]{1,15}$/.test(keyPrefix)) throw new ConfigError("KEY_PREFIX", "must be 2 to 16 lowercase letters or digits, starting with a letter.");
   const adminToken = env.optionalString("ADMIN_TOKEN");
   if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters long.");
+  const inflightBodies = inflightBodyBytes(env, 64 * MiB, LARGEST_BODY);
+  const inflightBodiesPerKey = env.int("MAX_INFLIGHT_BODY_BYTES_PER_KEY", Math.min(32 * MiB, inflightBodies), { min: LARGEST_BODY, max: inflightBodies });
   return {
     port: port(env, "PORT", 8080),
     adminPort: port(env, "ADMIN_PORT", 8081),
@@ -28,6 +33,8 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
       calendar: env.url("CALENDAR_URL", ["http:", "https:"], "http://127.0.0.1:8092")!.replace(/\/$/, ""),
     },
     upstreamTimeoutMs: env.int("UPSTREAM_TIMEOUT_MS", 10_000, { min: 50, max: 600_000 }),
+    inflightBodyBytes: inflightBodies,
+    inflightBodyBytesPerKey: inflightBodiesPerKey,
     signingKey: internalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),

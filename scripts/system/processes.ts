@@ -13,14 +13,14 @@ const ENTRY: Record<ProcessName, string> = {
 
 /**
  * How Bun runs each process, kept equal to `npm run start:<process>` and the image
- * (a test checks both). Bun's own parser would answer large headers with a bare
- * 431, so the gateway's limit is raised to let it answer with the error object.
+ * (a test checks both). Header limits are not flags: every process's server sets
+ * them in code (shared/src/http/header-limits.ts), the same on Bun and Deno.
  * --smol and a small forceRAMSize make JavaScriptCore collect garbage sooner:
  * the gateway's peak memory under full load drops from about 130 MB to 105 MB
  * at the same throughput (bench/README.md).
  */
 export const BUN_SETTINGS: Record<ProcessName, { env: Record<string, string>; flags: string[] }> = {
-  gateway: { env: { BUN_JSC_forceRAMSize: "268435456" }, flags: ["--smol", "--max-http-header-size=1048576"] },
+  gateway: { env: { BUN_JSC_forceRAMSize: "268435456" }, flags: ["--smol"] },
   pages: { env: {}, flags: [] },
   calendar: { env: {}, flags: [] },
 };

@@ -28,3 +28,7 @@ export * from "./schemas/calendar";
 export * from "./observability/metrics";
 export * from "./http/concurrency-gate";
 export * from "./db/read-list";
+export * from "./text/storable-text";
+export * from "./http/header-limits";
+export * from "./http/body-budget";
+export * from "./http/request-body";

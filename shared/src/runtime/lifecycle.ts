@@ -6,7 +6,6 @@ export interface Listener {
   port: number;
   hostname?: string;
   fetch: FetchHandler;
-  maxBodyBytes?: number;
 }
 
 /** What a process's boot step hands to its entry file. */
@@ -25,17 +24,13 @@ export interface BootedProcess {
  * expects: not ready, no new connections, in-flight requests finish within the
  * grace, clients closed, exit 0.
  */
-export function runProcess(runtime: Runtime, booted: BootedProcess): RunningServer[] {
-  const servers = booted.listeners.map((listener) => {
-    const server = runtime.serve({
-      port: listener.port,
-      hostname: listener.hostname ?? "0.0.0.0",
-      fetch: listener.fetch,
-      maxBodyBytes: listener.maxBodyBytes ?? 16 * 1024 * 1024,
-    });
+export async function runProcess(runtime: Runtime, booted: BootedProcess): Promise<RunningServer[]> {
+  const servers: RunningServer[] = [];
+  for (const listener of booted.listeners) {
+    const server = await runtime.serve({ port: listener.port, hostname: listener.hostname ?? "0.0.0.0", fetch: listener.fetch });
     booted.logger.info("listening", { listener: listener.name, port: server.port, runtime: runtime.name });
-    return server;
-  });
+    servers.push(server);
+  }
   let stopping = false;
   runtime.onShutdownSignal(async (signal) => {
     if (stopping) return;

@@ -12,7 +12,8 @@ export interface RunningServer {
 /** The little a process needs from its runtime; one adapter per runtime implements it. */
 export interface Runtime {
   name: "bun" | "deno";
-  serve(options: { port: number; hostname: string; fetch: FetchHandler; maxBodyBytes: number }): RunningServer;
+  /** Request bodies are not limited here: the application limits each body while it reads it. */
+  serve(options: { port: number; hostname: string; fetch: FetchHandler }): RunningServer | Promise<RunningServer>;
   onShutdownSignal(handler: (signal: string) => void): void;
   exit(code: number): never;
 }

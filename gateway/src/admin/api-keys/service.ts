@@ -6,6 +6,8 @@ import { generateKey } from "../../keys/key-format";
 import { assertWorkspace, changeCredentials, type AdminDeps } from "../admin-context";
 import type { CreateApiKeyBody } from "./model";
 
+const LATEST_EXPIRY = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** How a key is shown after creation: everything but the secret. */
 export function presentKey(row: ApiKeyRow) {
   return {
@@ -46,7 +48,10 @@ export async function createApiKey(deps: AdminDeps, workspaceId: string, body: C
   let expiresAt: Date | null = null;
   if (body.expires_at) {
     expiresAt = new Date(body.expires_at);
-    if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) throw ApiError.validation(["expires_at"], "expires_at must be a date-time in the future.");
+    // An offset can carry 9999-12-31 into year 10000, which ISO 8601's four-digit years (and the database's input) cannot spell.
+    if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now() || expiresAt.getTime() > LATEST_EXPIRY) {
+      throw ApiError.validation(["expires_at"], "expires_at must be a date-time in the future, before the year 10000.");
+    }
   }
   const generated = generateKey(deps.keyPrefix);
   const row = await insertApiKey(deps.sql, {

@@ -1,12 +1,12 @@
 import { t } from "elysia";
-import { ROLES } from "@ws/shared";
+import { ROLES, STORABLE_TEXT_PATTERN } from "@ws/shared";
 
 const Role = t.Union(ROLES.map((role) => t.Literal(role)));
 const TeamIds = t.Array(t.String({ format: "uuid" }), { maxItems: 1000 });
 
 export const CreateMemberBody = t.Object({
   email: t.String({ format: "email", maxLength: 320 }),
-  name: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
+  name: t.Optional(t.Union([t.String({ maxLength: 200, pattern: STORABLE_TEXT_PATTERN }), t.Null()])),
   role: Role,
   team_ids: t.Optional(t.Union([TeamIds, t.Null()])),
 });

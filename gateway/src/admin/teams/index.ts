@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
-import { uuidv7 } from "@ws/shared";
+import { STORABLE_NON_BLANK_PATTERN, uuidv7 } from "@ws/shared";
 import { insertTeam } from "../../identity/teams";
 import { assertWorkspace, changeCredentials, type AdminDeps } from "../admin-context";
 
-export const CreateTeamBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200, pattern: "\\S" }) });
+export const CreateTeamBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200, pattern: STORABLE_NON_BLANK_PATTERN }) });
 
 export function teamRoutes(deps: AdminDeps) {
   return new Elysia().post(

@@ -1,6 +1,7 @@
 import {
   ApiError,
   assertCanAccess,
+  isStorableText,
   isUuid,
   listVisibility,
   readList,
@@ -18,13 +19,6 @@ import {
 import * as pages from "./repository";
 
 const WHAT = "The page";
-
-/** A NUL or a lone surrogate cannot be stored as Postgres text, nor read back as the same string. */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export function isStorableText(value: string): boolean {
-  return !UNSTORABLE.test(value);
-}
 
 function assertStorable(fields: Record<string, string | undefined>): void {
   const bad = Object.entries(fields)
