@@ -72,7 +72,8 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     limiter = createMemoryLimiter(suspension, epochs);
   }
 
-  const metrics = createGatewayMetrics(limiterStats);
+  const bodyBudget = createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: config.inflightBodyBytesPerKey });
+  const metrics = createGatewayMetrics(limiterStats, { bytesInTransit: bodyBudget.inUse });
   let draining = false;
   const upstreamReady = (base: string) => async () => {
     const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1500) });
@@ -94,7 +95,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       signingKey: signingKeyFrom(config.signingKey),
       upstreams: config.upstreams,
       upstreamTimeoutMs: config.upstreamTimeoutMs,
-      bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: config.inflightBodyBytesPerKey }),
+      bodyBudget,
       defaultRateLimit: config.rateLimitPerMinute,
       logger,
       observe: metrics.observeRequest,

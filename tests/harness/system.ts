@@ -27,6 +27,8 @@ export interface StartOptions {
   withoutRedis?: boolean;
   /** Print the processes' log lines (for debugging a test). */
   verbose?: boolean;
+  /** Receives every log line of every process (for tests of what is logged). */
+  output?: (name: string, line: string) => void;
 }
 
 /** The runtime the processes run on: TEST_RUNTIME=deno runs the same suite against Deno. */
@@ -48,7 +50,10 @@ export async function startSystem(options: StartOptions = {}): Promise<TestSyste
     env: { LOG_LEVEL: "warn", ...storage.env, REDIS_URL: redisUrl, ADMIN_TOKEN: undefined, ...options.env },
     // Every test system on one Redis shares the 127.0.0.1 failure counter: only the test of that limit sets it low.
     gatewayEnv: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000000", ...options.gatewayEnv },
-    output: options.verbose ? (name, line) => console.log(`[${name}] ${line}`) : undefined,
+    output: (name, line) => {
+      options.output?.(name, line);
+      if (options.verbose) console.log(`[${name}] ${line}`);
+    },
     readyTimeoutMs: 90_000,
   }).catch(async (error) => {
     await storage.dispose();

@@ -8,7 +8,7 @@ import type { LimiterStats } from "../ratelimit/limiter-stats";
  * requests by operation, rate-limit decisions, upstream failures and the state
  * of Redis as the limiters saw it.
  */
-export function createGatewayMetrics(limiterStats: LimiterStats) {
+export function createGatewayMetrics(limiterStats: LimiterStats, bodies?: { bytesInTransit(): number }) {
   const registry = new MetricsRegistry();
   const http = httpMetrics(registry);
   const decisions = registry.counter("ratelimit_decisions_total", "Rate-limit decisions on authenticated requests, by outcome.", ["outcome"]);
@@ -18,6 +18,9 @@ export function createGatewayMetrics(limiterStats: LimiterStats) {
   registry.collect("ratelimit_redis_errors_total", "Redis calls of the limiters that failed.", "counter", () => limiterStats.redisErrors);
   registry.collect("ratelimit_fallback_decisions_total", "Decisions taken by the in-memory fallback limiter while Redis was unreachable (open mode).", "counter", () => limiterStats.fallbackDecisions);
   registry.collect("ratelimit_rejected_requests_total", "Requests refused with 503 because Redis was unreachable (closed mode).", "counter", () => limiterStats.rejectedRequests);
+  if (bodies) {
+    registry.collect("request_body_bytes_in_transit", "Request-body bytes charged to the budget of bodies in transit (MAX_INFLIGHT_BODY_BYTES).", "gauge", () => bodies.bytesInTransit());
+  }
   return {
     registry,
     observeRequest(event: { route: string; method: string; status: number; seconds: number; outcome?: string }) {
