@@ -22,7 +22,7 @@ function parseJson(text: string): unknown {
  * by Content-Length or chunked encoding; a response with neither runs to the
  * end of the data (the server closes such a connection).
  */
-export function parseResponses(data: Buffer, closed: boolean): { responses: RawResponse[]; rest: Buffer } {
+export function parseResponses(data: Buffer, closed: boolean, head = false): { responses: RawResponse[]; rest: Buffer } {
   const responses: RawResponse[] = [];
   let at = 0;
   for (;;) {
@@ -38,7 +38,7 @@ export function parseResponses(data: Buffer, closed: boolean): { responses: RawR
     let body: Buffer;
     let next: number;
     const start = headEnd + 4;
-    if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
+    if (head || status === 204 || status === 304 || (status >= 100 && status < 200)) {
       body = Buffer.alloc(0);
       next = start;
     } else if (headers["content-length"] !== undefined) {
@@ -93,7 +93,8 @@ export interface RawConnection {
   close(): void;
 }
 
-export function rawConnection(port: number): RawConnection {
+/** `head`: the responses answer HEAD requests, so they carry no body whatever their headers say. */
+export function rawConnection(port: number, head = false): RawConnection {
   const socket = createConnection({ port, host: "127.0.0.1" });
   let data = Buffer.alloc(0);
   let isClosed = false;
@@ -125,7 +126,7 @@ export function rawConnection(port: number): RawConnection {
     async responses(count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const { responses } = parseResponses(data, isClosed);
+        const { responses } = parseResponses(data, isClosed, head);
         if (responses.length >= count || isClosed) return responses;
         const left = deadline - Date.now();
         if (left <= 0) return responses;
@@ -144,8 +145,8 @@ export function rawConnection(port: number): RawConnection {
 }
 
 /** Sends bytes on a fresh connection and reads `count` responses (default: until the server closes). */
-export async function rawExchange(port: number, bytes: string | Buffer, count = Number.POSITIVE_INFINITY, timeoutMs = 15_000): Promise<RawResponse[]> {
-  const connection = rawConnection(port);
+export async function rawExchange(port: number, bytes: string | Buffer, count = Number.POSITIVE_INFINITY, timeoutMs = 15_000, head = false): Promise<RawResponse[]> {
+  const connection = rawConnection(port, head);
   try {
     await connection.write(bytes);
     return await connection.responses(count, timeoutMs);
