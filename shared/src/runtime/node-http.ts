@@ -168,7 +168,21 @@ export function serveNodeHttp(options: NodeHttpOptions): Promise<RunningServer> 
   let draining = false;
   const server = createServer({ maxHeaderSize: options.maxHeaderBytes, keepAliveTimeout: 60_000 } as Parameters<typeof createServer>[0]);
 
-  server.on("request", async (incoming: IncomingMessage, outgoing: ServerResponse) => {
+  // node:http hands over a pipelined request before the one ahead of it is answered. A request
+  // must see what the one before it did (a GET after a POST), so a connection's requests run in turn.
+  const previousOnSocket = new WeakMap<Socket, Promise<void>>();
+  server.on("request", (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const socket = incoming.socket;
+    const turn = (previousOnSocket.get(socket) ?? Promise.resolve()).then(() =>
+      handle(incoming, outgoing).catch(() => {
+        // Nothing can be sent any more (the response broke half-way): the connection goes, its requests with it.
+        socket.destroy();
+      }),
+    );
+    previousOnSocket.set(socket, turn);
+  });
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const gone = new AbortController();
     outgoing.once("close", () => {
       if (!outgoing.writableFinished) gone.abort();
@@ -189,7 +203,7 @@ export function serveNodeHttp(options: NodeHttpOptions): Promise<RunningServer> 
       incoming.removeAllListeners("data");
       incoming.resume();
     }
-  });
+  }
 
   // node:http hands CONNECT to a listener of its own; it gets the same answer as any method the route does not allow.
   server.on("connect", async (incoming: IncomingMessage, socket: Socket) => {
