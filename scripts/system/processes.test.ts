@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { PARSER_MAX_HEADER_BYTES } from "@ws/shared";
 import { BUN_SETTINGS, commandFor, REPO_ROOT, runtimeEnv, type ProcessName } from "./processes";
 
 const scripts = JSON.parse(readFileSync(`${REPO_ROOT}package.json`, "utf8")).scripts as Record<string, string>;
@@ -17,6 +18,10 @@ describe("how processes are started", () => {
       expect(scripts[`start:${process}`]).toBe(expected);
       expect(commandFor(process, "bun").slice(1, -1)).toEqual(flags);
       expect(runtimeEnv(process, "bun")).toEqual(env);
+    });
+
+    test(`when ${process} starts on Bun, then its HTTP parser takes the headers every process agrees on`, () => {
+      expect(BUN_SETTINGS[process].flags).toContain(`--max-http-header-size=${PARSER_MAX_HEADER_BYTES}`);
     });
   }
 });

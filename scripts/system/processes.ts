@@ -13,16 +13,18 @@ const ENTRY: Record<ProcessName, string> = {
 
 /**
  * How Bun runs each process, kept equal to `npm run start:<process>` and the image
- * (a test checks both). Header limits are not flags: every process's server sets
- * them in code (shared/src/http/header-limits.ts), the same on Bun and Deno.
- * --smol and a small forceRAMSize make JavaScriptCore collect garbage sooner:
+ * (a test checks both). Every process's HTTP parser accepts 1 MiB of headers
+ * (PARSER_MAX_HEADER_BYTES in shared/src/http/header-limits.ts, a test checks the
+ * flag against it), far above the gateway's own limit: the gateway answers an
+ * over-large request itself, with the error object, and a service never refuses
+ * what the gateway forwarded. --smol and a small forceRAMSize make JavaScriptCore collect garbage sooner:
  * the gateway's peak memory under full load drops from about 130 MB to 105 MB
  * at the same throughput (bench/README.md).
  */
 export const BUN_SETTINGS: Record<ProcessName, { env: Record<string, string>; flags: string[] }> = {
-  gateway: { env: { BUN_JSC_forceRAMSize: "268435456" }, flags: ["--smol"] },
-  pages: { env: {}, flags: [] },
-  calendar: { env: {}, flags: [] },
+  gateway: { env: { BUN_JSC_forceRAMSize: "268435456" }, flags: ["--smol", "--max-http-header-size=1048576"] },
+  pages: { env: {}, flags: ["--max-http-header-size=1048576"] },
+  calendar: { env: {}, flags: ["--max-http-header-size=1048576"] },
 };
 
 /** Environment the runtime itself reads at start, for one process. */

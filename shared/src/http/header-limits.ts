@@ -10,5 +10,9 @@
 export const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
 export const MAX_REQUEST_HEADER_COUNT = 100;
 
-/** Bun's parser limit; past it the runtime answers 431 by itself (still JSON, from the runtime adapter). */
+/**
+ * What every Bun process's parser accepts: the gateway's node:http server is given
+ * it, and every Bun process is started with --max-http-header-size set to it.
+ * Past it the gateway's server still answers 431 with the error object.
+ */
 export const PARSER_MAX_HEADER_BYTES = 1024 * 1024;

@@ -1,11 +1,13 @@
 import type { Logger } from "../observability/logger";
-import type { FetchHandler, RunningServer, Runtime } from "./runtime";
+import type { FetchHandler, ListenerFacing, RunningServer, Runtime } from "./runtime";
 
 export interface Listener {
   name: string;
   port: number;
   hostname?: string;
   fetch: FetchHandler;
+  /** Default "clients". */
+  facing?: ListenerFacing;
 }
 
 /** What a process's boot step hands to its entry file. */
@@ -27,7 +29,7 @@ export interface BootedProcess {
 export async function runProcess(runtime: Runtime, booted: BootedProcess): Promise<RunningServer[]> {
   const servers: RunningServer[] = [];
   for (const listener of booted.listeners) {
-    const server = await runtime.serve({ port: listener.port, hostname: listener.hostname ?? "0.0.0.0", fetch: listener.fetch });
+    const server = await runtime.serve({ port: listener.port, hostname: listener.hostname ?? "0.0.0.0", fetch: listener.fetch, facing: listener.facing ?? "clients" });
     booted.logger.info("listening", { listener: listener.name, port: server.port, runtime: runtime.name });
     servers.push(server);
   }

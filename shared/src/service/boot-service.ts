@@ -82,6 +82,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
       {
         name: service.name,
         port: config.port,
+        facing: "gateway",
         fetch: serviceFront(app, { poolMax: config.database.poolMax, bodyLimitBytes, bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }) }),
       },
     ],

@@ -34,9 +34,13 @@ function notFound(): ApiError {
 /** The pages use cases. Each takes the caller's principal; the route schemas have already checked shapes. */
 export function pageService(sql: Pool) {
   /** Contract 2 and 6: malformed, unknown or hidden ids are 404; outside the key's teams 403. */
-  async function visiblePage(db: Parameters<typeof pages.findPage>[0], principal: Principal, id: string, forUpdate: boolean) {
+  async function visiblePage<T extends { team_id: string | null }>(
+    principal: Principal,
+    id: string,
+    find: (workspaceId: string, id: string) => Promise<T | undefined>,
+  ): Promise<T> {
     if (!isUuid(id)) throw notFound();
-    const page = await pages.findPage(db, principal.workspace_id, id, forUpdate);
+    const page = await find(principal.workspace_id, id);
     if (!page) throw notFound();
     assertCanAccess(principal, page.team_id, WHAT);
     return page;
@@ -56,7 +60,7 @@ export function pageService(sql: Pool) {
     },
 
     get(principal: Principal, id: string): Promise<Page> {
-      return visiblePage(sql, principal, id, false);
+      return visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId));
     },
 
     async update(principal: Principal, id: string, body: UpdatePageBody): Promise<Page> {
@@ -65,7 +69,7 @@ export function pageService(sql: Pool) {
       }
       assertStorable({ title: body.title, content: body.content });
       return sql.begin(async (tx) => {
-        await visiblePage(tx, principal, id, true);
+        await visiblePage(principal, id, (workspaceId, pageId) => pages.lockPage(tx, workspaceId, pageId));
         const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content });
         if (!page) throw notFound();
         return page;
@@ -74,7 +78,7 @@ export function pageService(sql: Pool) {
 
     async remove(principal: Principal, id: string): Promise<void> {
       await sql.begin(async (tx) => {
-        await visiblePage(tx, principal, id, true);
+        await visiblePage(principal, id, (workspaceId, pageId) => pages.lockPage(tx, workspaceId, pageId));
         await pages.deletePage(tx, principal.workspace_id, id);
       });
     },
