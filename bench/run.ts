@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: what the gateway costs, the full path, its stability, list
- * queries at scale, memory and rate-limit exactness, on real Postgres and Redis.
- * Prints a table and writes bench/results/latest.json.
+ * queries at scale, memory, rate-limit exactness and memory under abuse, on real
+ * Postgres and Redis. Prints a table and writes bench/results/latest.json.
+ * `BENCH_SECTIONS=memory-abuse npm run bench` runs the memory-under-abuse
+ * section alone (and writes bench/results/memory-abuse.json).
  */
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -17,6 +19,7 @@ import { load, median, sequentialLatency, type LoadFigures } from "./load";
 import { cpuSeconds, describeMachine, memorySampler, redisServerPid } from "./machine";
 import { growPages, LIST_QUERIES } from "./scale";
 import { markdownReport } from "./report";
+import { memoryAbuseReport, memoryAbuseSection } from "./memory-abuse";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/test";
 process.env.REDIS_URL ??= "redis://127.0.0.1:6379";
@@ -25,6 +28,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const RUN_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const STABILITY_SECONDS = 60;
 const SIZES = [10_000, 100_000, 1_000_000];
+const SECTIONS = process.env.BENCH_SECTIONS?.split(",").map((name) => name.trim());
 const BUN = `${REPO_ROOT}node_modules/.bin/bun`;
 const started = performance.now();
 const log = (line: string) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
@@ -292,8 +296,16 @@ async function main() {
   machine.postgres = ((await probe`show server_version`)[0] as { server_version: string }).server_version;
   await probe.end();
   log(`machine: ${machine.nproc} × ${machine.cpu_model}, ${machine.memory_gb} GB, bun ${machine.bun}, postgres ${machine.postgres}`);
+  if (SECTIONS?.length === 1 && SECTIONS[0] === "memory-abuse") {
+    const abuse = await memoryAbuseSection(storage, log);
+    await mkdir(`${REPO_ROOT}bench/results`, { recursive: true });
+    await writeFile(`${REPO_ROOT}bench/results/memory-abuse.json`, `${JSON.stringify({ when: new Date().toISOString(), machine, memory_abuse: abuse }, null, 2)}\n`);
+    console.log(`\n${memoryAbuseReport(abuse)}`);
+    return;
+  }
   const gateway = await gatewayCost(storage);
   const rest = await fullSystem(storage);
+  const memoryAbuse = await memoryAbuseSection(storage, log);
   const results = {
     when: new Date().toISOString(),
     machine,
@@ -304,6 +316,7 @@ async function main() {
     memory_mb: rest.memory,
     exactness: rest.exactness,
     scale: rest.scale,
+    memory_abuse: memoryAbuse,
   };
   await mkdir(`${REPO_ROOT}bench/results`, { recursive: true });
   await writeFile(`${REPO_ROOT}bench/results/latest.json`, `${JSON.stringify(results, null, 2)}\n`);

@@ -15,13 +15,19 @@ export interface NodeHttpOptions {
 
 const WITHOUT_BODY = new Set(["GET", "HEAD"]);
 
+const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$/;
+
 /**
- * The request target as a URL: origin form (`/path?query`) or absolute form.
- * Anything else (`*`, an authority) is read relative to the root, as Deno does.
+ * The request target as a URL: origin form (`/path?query`) as it comes, with the
+ * Host when it is a plain one; the absolute form as given; anything else (`*`,
+ * an authority) relative to the root, as Deno does. Null when it is none of these.
  */
-function targetUrl(request: IncomingMessage): URL | null {
+function targetUrl(request: IncomingMessage): string | null {
   const target = request.url ?? "/";
-  return URL.parse(target, `http://${request.headers.host ?? "localhost"}`) ?? URL.parse(target, "http://localhost");
+  const host = request.headers.host;
+  const origin = host !== undefined && PLAIN_HOST.test(host) ? `http://${host}` : "http://localhost";
+  if (target.startsWith("/") && !target.startsWith("//")) return origin + target;
+  return (URL.parse(target, origin) ?? URL.parse(target, "http://localhost"))?.href ?? null;
 }
 
 function hasBody(request: IncomingMessage): boolean {
@@ -70,12 +76,12 @@ function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
-function toRequest(incoming: IncomingMessage, url: URL, signal: AbortSignal): Request {
+function toRequest(incoming: IncomingMessage, url: string): Request {
   const headers = new Headers();
   const raw = incoming.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   const body = hasBody(incoming) ? bodyStream(incoming) : null;
-  return new Request(url, { method: incoming.method, headers, body, signal, duplex: "half" } as RequestInit);
+  return new Request(url, { method: incoming.method, headers, body, duplex: "half" } as RequestInit);
 }
 
 function headerList(response: Response, closing: boolean, contentLength?: number): string[] {
@@ -166,6 +172,23 @@ async function sendOnSocket(socket: Socket, response: Response): Promise<void> {
  */
 export function serveNodeHttp(options: NodeHttpOptions): Promise<RunningServer> {
   let draining = false;
+
+  /** The handler's answer; a target that is no URL is refused here, as the handler could not be given it. */
+  async function answer(incoming: IncomingMessage, clientAddress: string | undefined): Promise<Response> {
+    const url = targetUrl(incoming);
+    let request: Request | undefined;
+    try {
+      if (url) request = toRequest(incoming, url);
+    } catch {
+      request = undefined;
+    }
+    if (!request) return ApiError.badRequest("The request target is not a valid path.").toResponse(crypto.randomUUID());
+    try {
+      return await options.fetch(request, clientAddress);
+    } catch {
+      return new ApiError("internal_error", "Something went wrong on our side.").toResponse(crypto.randomUUID());
+    }
+  }
   const server = createServer({ maxHeaderSize: options.maxHeaderBytes, keepAliveTimeout: 60_000 } as Parameters<typeof createServer>[0]);
 
   // node:http hands over a pipelined request before the one ahead of it is answered. A request
@@ -183,19 +206,7 @@ export function serveNodeHttp(options: NodeHttpOptions): Promise<RunningServer> 
   });
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const gone = new AbortController();
-    outgoing.once("close", () => {
-      if (!outgoing.writableFinished) gone.abort();
-    });
-    let response: Response;
-    const url = targetUrl(incoming);
-    try {
-      response = url
-        ? await options.fetch(toRequest(incoming, url, gone.signal), incoming.socket.remoteAddress)
-        : ApiError.badRequest("The request target is not a valid path.").toResponse(crypto.randomUUID());
-    } catch {
-      response = new ApiError("internal_error", "Something went wrong on our side.").toResponse(crypto.randomUUID());
-    }
+    const response = await answer(incoming, incoming.socket.remoteAddress);
     await send(response, outgoing, draining);
     // Answered before the body was read (413, 429, 503, 404): the rest is read and dropped, so the
     // client gets to read the answer and the connection's next request is parsed, not stuck behind it.
@@ -208,15 +219,7 @@ export function serveNodeHttp(options: NodeHttpOptions): Promise<RunningServer> 
   // node:http hands CONNECT to a listener of its own; it gets the same answer as any method the route does not allow.
   server.on("connect", async (incoming: IncomingMessage, socket: Socket) => {
     socket.on("error", () => {});
-    const url = targetUrl(incoming);
-    try {
-      const response = url
-        ? await options.fetch(toRequest(incoming, url, new AbortController().signal), socket.remoteAddress)
-        : ApiError.badRequest("The request target is not a valid path.").toResponse(crypto.randomUUID());
-      await sendOnSocket(socket, response);
-    } catch {
-      socket.destroy();
-    }
+    await sendOnSocket(socket, await answer(incoming, socket.remoteAddress)).catch(() => socket.destroy());
   });
 
   server.on("clientError", (error: Error, socket: Socket) => {
