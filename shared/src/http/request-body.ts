@@ -76,7 +76,10 @@ export function streamBodyWithin(request: Request, limits: BodyLimits): Streamed
   }
   const reader = request.body.getReader();
   let failure: ApiError | undefined;
+  // The receiver stopped reading (it answered, or gave up waiting): what is left unread is no failure of the client's.
+  let cancelled = false;
   const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+    if (cancelled) return;
     failure = error instanceof ApiError ? error : bodyIncomplete();
     reader.cancel().catch(() => {});
     controller.error(failure);
@@ -102,7 +105,10 @@ export function streamBodyWithin(request: Request, limits: BodyLimits): Streamed
         }
         controller.enqueue(chunk.value);
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => {
+        cancelled = true;
+        return reader.cancel(reason);
+      },
     },
     { highWaterMark: 0 },
   );
