@@ -1,3 +1,5 @@
+import { memoryAbuseReport } from "./memory-abuse";
+
 /** The printed table; the README shows the same text. */
 // The results object is built in run.ts and read back loosely here: the report only formats it.
 type Results = Record<string, any>;
@@ -62,5 +64,9 @@ export function markdownReport(r: Results): string {
     lines.push(`| ${name} | ${sc.sizes.map((size: Results) => `${size.queries[name].p50_ms} / ${size.queries[name].p95_ms}`).join(" | ")} | ${ratio} ${mark(ratio <= 2)} |`);
   }
   lines.push(`| seeding (s) | ${sc.sizes.map((size: Results) => size.seed_seconds).join(" | ")} | |`);
+  if (r.memory_abuse) {
+    lines.push("");
+    lines.push(memoryAbuseReport(r.memory_abuse));
+  }
   return lines.join("\n");
 }

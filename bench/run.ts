@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: what the gateway costs, the full path, its stability, list
- * queries at scale, memory and rate-limit exactness, on real Postgres and Redis.
- * Prints a table and writes bench/results/latest.json.
+ * queries at scale, memory, rate-limit exactness and memory under abuse, on real
+ * Postgres and Redis. Prints a table and writes bench/results/latest.json.
+ * `BENCH_SECTIONS=memory-abuse npm run bench` runs the memory-under-abuse
+ * section alone (and writes bench/results/memory-abuse.json).
  */
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";

@@ -7,6 +7,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { REPO_ROOT } from "../../scripts/system/processes";
 import type { TestStorage } from "../../tests/harness/database";
+import { memoryAbuseReport, memoryAbuseSection } from "../memory-abuse";
 import { floorSection } from "./floor";
 import { profileSection } from "./profile";
 
@@ -27,7 +28,15 @@ export interface Section<Result = any> {
   fileName?(result: Result): string;
 }
 
-export const SECTIONS: Section[] = [floorSection, profileSection];
+/** Memory under abuse: 48 concurrent 10 MiB bodies from one key, on a system of its own (bench/memory-abuse.ts). */
+const memoryAbuse: Section = {
+  name: "memory-abuse",
+  inFullRun: true,
+  run: (context) => memoryAbuseSection(context.storage, context.log),
+  report: memoryAbuseReport,
+};
+
+export const SECTIONS: Section[] = [floorSection, profileSection, memoryAbuse];
 
 /** The sections named on the command line or in BENCH_SECTIONS; null runs the whole bench. */
 export function requestedSections(argv = process.argv.slice(2), fromEnv = process.env.BENCH_SECTIONS): Section[] | null {

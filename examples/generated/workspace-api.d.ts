@@ -441,7 +441,7 @@ export interface components {
             location?: string;
             /**
              * Format: uri
-             * @description Link to join online.
+             * @description Link to join online: an http or https URL.
              * @example https://meet.example.com/abc-defg
              */
             conference_url?: string;
@@ -489,7 +489,7 @@ export interface components {
         /** CreateCalendarRequest */
         CreateCalendarRequest: {
             /**
-             * @description 1 to 255 characters (code points), not only whitespace.
+             * @description 1 to 255 characters (code points), not only whitespace; no NUL or lone surrogate.
              * @example Engineering on-call
              */
             name: string;

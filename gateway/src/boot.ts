@@ -1,5 +1,5 @@
 import { Cluster, Redis } from "ioredis";
-import { createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess } from "@ws/shared";
+import { createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess } from "@ws/shared";
 import { createApp } from "./app";
 import { documentationRoutes } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
@@ -79,7 +79,8 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
   }
   const propagation = createEpochPropagation(epochs, { logger });
 
-  const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis, database: database.pool });
+  const bodyBudget = createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: config.inflightBodyBytesPerKey });
+  const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis, database: database.pool, bytesInTransit: bodyBudget.inUse });
   const authFailureLimiter = (kind: FailureKind) =>
     redis
       ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { gate: redisGate, kind })
@@ -111,6 +112,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       signingKey: signingKeyFrom(config.signingKey),
       upstreams: config.upstreams,
       upstreamTimeoutMs: config.upstreamTimeoutMs,
+      bodyBudget,
       defaultRateLimit: config.rateLimitPerMinute,
       logger,
       observe: metrics.observeRequest,
@@ -146,8 +148,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
     listeners: [
-      // The body limit is enforced per route by the gateway; this only caps what the runtime buffers.
-      { name: "public", port: config.port, hostname: config.host, fetch: app.publicFetch, maxBodyBytes: 64 * 1024 * 1024 },
+      { name: "public", port: config.port, hostname: config.host, fetch: app.publicFetch },
       { name: "internal", port: config.adminPort, hostname: config.adminHost, fetch: app.adminFetch },
     ],
     beginDrain: () => {

@@ -1,5 +1,5 @@
 import process from "node:process";
-import { ConfigError, databaseConfig, envReader, internalSigningKey, listenHost, logLevel, port, shutdownGraceMs } from "@ws/shared";
+import { ConfigError, PUBLIC_OPERATION_LIST, databaseConfig, envReader, inflightBodyBytes, internalSigningKey, listenHost, logLevel, port, shutdownGraceMs } from "@ws/shared";
 import { InvalidRangeError, parseTrustedProxies, type TrustedProxies } from "./client-address/trusted-proxies";
 
 function trustedProxies(value: string | undefined): TrustedProxies {
@@ -12,6 +12,9 @@ function trustedProxies(value: string | undefined): TrustedProxies {
 }
 import { gatewayProcess } from "./definition";
 
+const MiB = 1024 * 1024;
+const LARGEST_BODY = Math.max(...PUBLIC_OPERATION_LIST.map((operation) => operation.maxBodyBytes));
+
 /** Every setting of the gateway, read once at start; a bad value stops the process naming the variable. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env) {
   const env = envReader(source);
@@ -20,6 +23,8 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
   const adminToken = env.optionalString("ADMIN_TOKEN");
   if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters long.");
   const host = listenHost(env, "HOST", "0.0.0.0");
+  const inflightBodies = inflightBodyBytes(env, 64 * MiB, LARGEST_BODY);
+  const inflightBodiesPerKey = env.int("MAX_INFLIGHT_BODY_BYTES_PER_KEY", Math.min(32 * MiB, inflightBodies), { min: LARGEST_BODY, max: inflightBodies });
   return {
     port: port(env, "PORT", gatewayProcess.defaultPort),
     host,
@@ -43,6 +48,8 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
       calendar: env.url("CALENDAR_URL", ["http:", "https:"], "http://127.0.0.1:8092")!.replace(/\/$/, ""),
     },
     upstreamTimeoutMs: env.int("UPSTREAM_TIMEOUT_MS", 10_000, { min: 50, max: 600_000 }),
+    inflightBodyBytes: inflightBodies,
+    inflightBodyBytesPerKey: inflightBodiesPerKey,
     signingKey: internalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { PARSER_MAX_HEADER_BYTES } from "@ws/shared";
 import { commandFor, PROCESSES, REPO_ROOT, runtimeEnv, type ProcessName } from "./processes";
 
 const scripts = JSON.parse(readFileSync(`${REPO_ROOT}package.json`, "utf8")).scripts as Record<string, string>;
@@ -26,6 +27,10 @@ describe("how processes are started", () => {
       expect(command.slice(1, 4)).toEqual(["run", "--allow-all", "--quiet"]);
       expect(command.at(-1)).toEndWith("/main.deno.ts");
       expect(existsSync(command.at(-1)!)).toBe(true);
+    });
+
+    test(`when ${name} starts on Bun, then its HTTP parser takes the headers every process agrees on`, () => {
+      expect(PROCESSES[name].runtime.bun.flags).toContain(`--max-http-header-size=${PARSER_MAX_HEADER_BYTES}`);
     });
   }
 

@@ -46,3 +46,7 @@ export * from "./db/write-within";
 export * from "./http/deadline";
 export * from "./http/request-deadline";
 export * from "./db/transaction";
+export * from "./text/storable-text";
+export * from "./http/header-limits";
+export * from "./http/body-budget";
+export * from "./http/request-body";

@@ -26,6 +26,8 @@ export interface GatewayMetricsSources {
   failureMode: "open" | "closed";
   redis?: RedisConnections | null;
   database?: PoolStats;
+  /** Request-body bytes charged to the budget of bodies in transit. */
+  bytesInTransit?: () => number;
 }
 
 /**
@@ -67,6 +69,10 @@ export function createGatewayMetrics(sources: GatewayMetricsSources) {
   );
   registry.collect("redis_connections_open", "Connections to Redis (each node of a cluster) that are open; 0 without Redis.", "gauge", () => (redis ? openRedisConnections(redis) : 0));
   const processMetrics = registerProcessMetrics(registry, { database: sources.database });
+  if (sources.bytesInTransit) {
+    const bytesInTransit = sources.bytesInTransit;
+    registry.collect("request_body_bytes_in_transit", "Request-body bytes charged to the budget of bodies in transit (MAX_INFLIGHT_BODY_BYTES).", "gauge", () => bytesInTransit());
+  }
   return {
     registry,
     /** Told every /readyz answer. */

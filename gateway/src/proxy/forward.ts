@@ -13,7 +13,10 @@ export interface ForwardRequest {
   method: string;
   pathAndQuery: string;
   headers: Headers;
-  body: Uint8Array | null;
+  /** Streamed to the service as it arrives from the client, never held whole. */
+  body: ReadableStream<Uint8Array> | null;
+  /** Why the body stopped early (too large, over budget, client gone): that, not the service, is then the answer. */
+  bodyFailure?: () => ApiError | undefined;
   principalToken: string;
   requestId: string;
   timeoutMs: number;
@@ -58,11 +61,14 @@ export async function forward(request: ForwardRequest): Promise<Response> {
     upstream = await fetch(request.upstream + request.pathAndQuery, {
       method: request.method,
       headers,
-      body: request.body as BodyInit | null,
+      body: request.body,
+      duplex: "half",
       redirect: "manual",
       signal: AbortSignal.timeout(request.timeoutMs),
-    });
+    } as RequestInit);
   } catch (error) {
+    const bodyFailure = request.bodyFailure?.();
+    if (bodyFailure) throw bodyFailure;
     if (neverConnected(error)) {
       request.onError?.("unreachable");
       throw new ApiError("service_unavailable", "The service is unavailable. The request was not executed; try again later.", { headers: { "retry-after": "1" } });

@@ -1,24 +1,13 @@
-import { ApiError, databaseFailure, notExecuted, requestIdOf, signPrincipal, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
+import { ApiError, databaseFailure, notExecuted, requestIdOf, signPrincipal, streamBodyWithin, type BodyBudget, type BodyLease, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
 import type { Authenticator } from "../auth/authenticator";
 import { extractKey } from "../auth/extract-credential";
 import { assertScope, effectiveScopes } from "../auth/permissions";
 import { forward, type UpstreamErrorKind } from "../proxy/forward";
-import { readBodyWithin } from "../proxy/read-body";
 import { assertAllowed, rateLimitHeaders } from "../ratelimit/headers";
 import type { RateLimiter } from "../ratelimit/limiter";
 import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
 import type { RouteTable } from "../routing/route-table";
-
-/** Larger header blocks are refused with the error object (the runtime's own parser limit is set far above). */
-export const MAX_HEADER_BYTES = 32 * 1024;
-
-function headerBytes(headers: Headers): number {
-  let size = 0;
-  headers.forEach((value, name) => {
-    size += name.length + value.length + 4;
-  });
-  return size;
-}
+import { assertHeadersWithinLimits } from "./header-limits";
 
 export interface PublicRequestDeps {
   routes: RouteTable;
@@ -28,6 +17,8 @@ export interface PublicRequestDeps {
   signingKey: SigningKey;
   upstreams: Record<ServiceName, string>;
   upstreamTimeoutMs: number;
+  /** Request bodies in transit, in all and per key. */
+  bodyBudget: BodyBudget;
   defaultRateLimit: number;
   logger: Logger;
   /** Called once per request; `outcome` is the rate-limit decision when one was taken. */
@@ -37,23 +28,25 @@ export interface PublicRequestDeps {
 
 /**
  * The whole life of a public API request at the gateway, in the order the
- * contract needs: route (404/405), key (401), rate limit (429, headers from here
- * on), scope (403), body size (413), then the signed principal and the service.
+ * contract needs: headers (431), route (404/405), key (401), rate limit (429,
+ * headers from here on), scope (403), then the signed principal and the service,
+ * with the body streamed to it within its size limit (413) and the budget of
+ * bodies in transit (503, or 429 for one key's share).
  */
 export function createPublicRequestHandler(deps: PublicRequestDeps) {
   return async function handlePublicRequest(request: Request, clientAddress = "unknown"): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdOf(request);
-    const url = new URL(request.url);
+    const url = URL.parse(request.url);
     let headers: Record<string, string> = {};
     let keyId: string | undefined;
     let routeName = "unmatched";
     let outcome: string | undefined;
     let response: Response;
+    let lease: BodyLease | undefined;
     try {
-      if (headerBytes(request.headers) > MAX_HEADER_BYTES) {
-        throw new ApiError("request_header_fields_too_large", `The request headers exceed ${MAX_HEADER_BYTES} bytes.`);
-      }
+      assertHeadersWithinLimits(request.headers);
+      if (!url) throw ApiError.badRequest("The request target is not a valid path.");
       const match = deps.routes.match(request.method, url.pathname);
       if (match.kind === "not_found") throw ApiError.notFound("No such path.");
       if (match.kind === "method_not_allowed") {
@@ -84,7 +77,8 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
       keyId = credential.keyId;
       assertAllowed(decision);
       assertScope(credential.keyScopes, credential.role, route.scope);
-      const body = await readBodyWithin(request, route.maxBodyBytes);
+      lease = deps.bodyBudget.lease(credential.keyId);
+      const body = route.body ? streamBodyWithin(request, { limitBytes: route.maxBodyBytes, lease }) : null;
 
       const principalToken = signPrincipal(
         {
@@ -104,7 +98,8 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
         method: request.method,
         pathAndQuery: url.pathname + url.search,
         headers: request.headers,
-        body,
+        body: body?.stream ?? null,
+        bodyFailure: body?.failure,
         principalToken,
         requestId,
         timeoutMs: deps.upstreamTimeoutMs,
@@ -122,6 +117,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
         response = new ApiError("internal_error", "Something went wrong on our side.").toResponse(requestId, headers);
       }
     }
+    lease?.release();
     const seconds = (performance.now() - started) / 1000;
     deps.observe?.({ route: routeName, method: request.method, status: response.status, seconds, outcome });
     deps.logger.info("request", {

@@ -16,5 +16,6 @@ export const pagesService: ServiceDefinition = {
 export const pagesProcess: ProcessDefinition = {
   ...pagesService,
   entry: { bun: new URL("./main.bun.ts", import.meta.url), deno: new URL("./main.deno.ts", import.meta.url) },
-  runtime: { bun: { flags: [], env: {} }, deno: { flags: [], env: {} } },
+  // Bun's HTTP parser takes what the gateway forwards (it refuses more than 32 KiB itself, with the error object).
+  runtime: { bun: { flags: ["--max-http-header-size=1048576"], env: {} }, deno: { flags: [], env: {} } },
 };

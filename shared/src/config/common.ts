@@ -49,6 +49,15 @@ export function listenHost(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+/**
+ * MAX_INFLIGHT_BODY_BYTES: the request-body bytes one process holds at once
+ * (shared/src/http/body-budget.ts). It must fit the largest body the process
+ * accepts, or such a body could never pass.
+ */
+export function inflightBodyBytes(env: Env, fallback: number, largestBody: number): number {
+  return env.int("MAX_INFLIGHT_BODY_BYTES", fallback, { min: largestBody, max: 16 * 1024 ** 3 });
+}
+
 export function shutdownGraceMs(env: Env): number {
   return env.int("SHUTDOWN_GRACE_MS", 10_000, { min: 0, max: 600_000 });
 }

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../errors/api-error";
+import { bodyIncomplete, receivedBody } from "./request-body";
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
@@ -18,16 +19,22 @@ function safelyConvertible(_key: string, value: unknown): unknown {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Contract 3: a body that is not JSON, not an object, not UTF-8, or sent
- * without Content-Type: application/json is a 400 bad_request.
+ * A body that is not JSON, not an object, not UTF-8, or sent without
+ * Content-Type: application/json is a 400 bad_request.
  */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) {
     throw ApiError.badRequest("Send the request body as JSON with Content-Type: application/json.");
   }
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await receivedBody(request);
+  } catch {
+    throw bodyIncomplete();
+  }
   let text: string;
   try {
-    text = utf8.decode(await request.arrayBuffer());
+    text = utf8.decode(bytes ?? new Uint8Array(0));
   } catch {
     throw ApiError.badRequest("The request body is not valid UTF-8.");
   }

@@ -1,3 +1,5 @@
+import { PARSER_MAX_HEADER_BYTES } from "../http/header-limits";
+import { serveNodeHttp } from "./node-http";
 import type { Runtime } from "./runtime";
 
 declare const Bun: {
@@ -9,11 +11,15 @@ interface BunServer {
 
 export const bunRuntime: Runtime = {
   name: "bun",
-  serve({ port, hostname, fetch, maxBodyBytes }) {
+  serve({ port, hostname, fetch, facing }) {
+    // What any HTTP client reaches gets node:http's strict HTTP/1.1 handling (see serveNodeHttp).
+    if (facing === "clients") return serveNodeHttp({ port, hostname, fetch, maxHeaderBytes: PARSER_MAX_HEADER_BYTES });
+    // A service is reached by the gateway's fetch alone, which never pipelines and reads an early
+    // answer: Bun.serve, faster by tens of microseconds a request. Its header limit is the
+    // --max-http-header-size flag every Bun process is started with (scripts/system/processes.ts).
     const server = Bun.serve({
       port,
       hostname,
-      maxRequestBodySize: maxBodyBytes,
       idleTimeout: 60,
       fetch: (request: Request, bunServer: BunServer) => fetch(request, bunServer.requestIP(request)?.address),
     });

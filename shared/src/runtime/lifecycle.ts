@@ -1,12 +1,13 @@
 import type { Logger } from "../observability/logger";
-import type { FetchHandler, RunningServer, Runtime } from "./runtime";
+import type { FetchHandler, ListenerFacing, RunningServer, Runtime } from "./runtime";
 
 export interface Listener {
   name: string;
   port: number;
   hostname?: string;
   fetch: FetchHandler;
-  maxBodyBytes?: number;
+  /** Default "clients". */
+  facing?: ListenerFacing;
 }
 
 /** What a process's boot step hands to its entry file. */
@@ -25,18 +26,14 @@ export interface BootedProcess {
  * expects: not ready, no new connections, in-flight requests finish within the
  * grace, clients closed, exit 0.
  */
-export function runProcess(runtime: Runtime, booted: BootedProcess): RunningServer[] {
-  const servers = booted.listeners.map((listener) => {
+export async function runProcess(runtime: Runtime, booted: BootedProcess): Promise<RunningServer[]> {
+  const servers: RunningServer[] = [];
+  for (const listener of booted.listeners) {
     const hostname = listener.hostname ?? "0.0.0.0";
-    const server = runtime.serve({
-      port: listener.port,
-      hostname,
-      fetch: listener.fetch,
-      maxBodyBytes: listener.maxBodyBytes ?? 16 * 1024 * 1024,
-    });
+    const server = await runtime.serve({ port: listener.port, hostname, fetch: listener.fetch, facing: listener.facing ?? "clients" });
     booted.logger.info("listening", { listener: listener.name, host: hostname, port: server.port, runtime: runtime.name });
-    return server;
-  });
+    servers.push(server);
+  }
   let stopping = false;
   runtime.onShutdownSignal(async (signal) => {
     if (stopping) return;

@@ -9,10 +9,14 @@ export interface RunningServer {
   kill(): Promise<void>;
 }
 
+/** Who connects: any HTTP client (the gateway's ports), or only the gateway (a service's port). */
+export type ListenerFacing = "clients" | "gateway";
+
 /** The little a process needs from its runtime; one adapter per runtime implements it. */
 export interface Runtime {
   name: "bun" | "deno";
-  serve(options: { port: number; hostname: string; fetch: FetchHandler; maxBodyBytes: number }): RunningServer;
+  /** Request bodies are not limited here: the application limits each body while it reads it. */
+  serve(options: { port: number; hostname: string; fetch: FetchHandler; facing: ListenerFacing }): RunningServer | Promise<RunningServer>;
   onShutdownSignal(handler: (signal: string) => void): void;
   exit(code: number): never;
 }

@@ -14,5 +14,5 @@ export async function startProcess(runtime: Runtime, boot: () => Promise<BootedP
     }
     throw error;
   }
-  runProcess(runtime, booted);
+  await runProcess(runtime, booted);
 }

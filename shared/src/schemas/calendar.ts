@@ -1,4 +1,5 @@
 import { t, type Static, type TSchema } from "elysia";
+import { STORABLE_TEXT_PATTERN } from "../text/storable-text";
 import { ListEnvelope, PagingQuery } from "./list";
 
 /**
@@ -23,14 +24,14 @@ const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
  */
 export const DATE_TIME_PATTERN = "^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}:\\d{2})$";
 
-/** Postgres text cannot hold U+0000, so free text refuses it up front. */
-const FREE_TEXT_PATTERN = "^[^\\u0000]*$";
+/** A link people open to join: http or https with a host, never `javascript:`, `data:` or `file:`. */
+const WEB_LINK_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]";
 
 const Uuid = (description: string) => t.String({ format: "uuid", pattern: UUID_PATTERN, description, examples: ["01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"] });
 const DateTimeIn = (description: string, example: string) =>
   t.String({ format: "date-time", pattern: DATE_TIME_PATTERN, description, examples: [example] });
 const DateTimeOut = (description: string, example: string) => t.String({ format: "date-time", description, examples: [example] });
-const FreeText = (description: string, example: string) => t.String({ pattern: FREE_TEXT_PATTERN, description, examples: [example] });
+const FreeText = (description: string, example: string) => t.String({ pattern: STORABLE_TEXT_PATTERN, description, examples: [example] });
 
 export const ATTENDEE_STATUSES = ["needs_action", "accepted", "declined", "tentative"] as const;
 export type AttendeeStatus = (typeof ATTENDEE_STATUSES)[number];
@@ -70,7 +71,9 @@ export const CreateEventBody = t.Object(
     ends_at: DateTimeIn("End, not before starts_at (equal is allowed).", "2026-03-02T11:00:00+01:00"),
     is_all_day: t.Optional(t.Boolean({ description: "Whether the event lasts all day; false when not given." })),
     location: t.Optional(FreeText("Where the event takes place.", "Room 4.01")),
-    conference_url: t.Optional(t.String({ format: "uri", description: "Link to join online.", examples: ["https://meet.example.com/abc-defg"] })),
+    conference_url: t.Optional(
+      t.String({ format: "uri", pattern: WEB_LINK_PATTERN, description: "Link to join online: an http or https URL.", examples: ["https://meet.example.com/abc-defg"] }),
+    ),
     notes: t.Optional(FreeText("Internal notes.", "Bring the Q1 numbers.")),
     reminder_minutes_before_start: t.Optional(
       JsonInteger({ minimum: 0, maximum: MAX_REMINDER_MINUTES, description: "Minutes before the start to remind attendees (0 to 10080).", examples: [15] }),
@@ -136,7 +139,11 @@ export type Calendar = Static<typeof Calendar>;
 
 export const CreateCalendarBody = t.Object(
   {
-    name: t.String({ description: "1 to 255 characters (code points), not only whitespace.", examples: ["Engineering on-call"] }),
+    name: t.String({
+      pattern: STORABLE_TEXT_PATTERN,
+      description: "1 to 255 characters (code points), not only whitespace; no NUL or lone surrogate.",
+      examples: ["Engineering on-call"],
+    }),
     team_id: t.Optional(
       t.Union([Uuid("The team; defaults to the key's team when it targets exactly one, else workspace level."), t.Null()]),
     ),

@@ -1,5 +1,5 @@
 import process from "node:process";
-import { databaseConfig, internalSigningKey, listenHost, logLevel, port, previousInternalSigningKey, shutdownGraceMs } from "../config/common";
+import { databaseConfig, inflightBodyBytes, internalSigningKey, listenHost, logLevel, port, previousInternalSigningKey, shutdownGraceMs } from "../config/common";
 import { envReader } from "../config/env";
 import { openDatabase, type LoadEmbeddedExtensions } from "../db/database";
 import { migrate } from "../db/migrate";
@@ -10,20 +10,44 @@ import { readinessMetrics } from "../observability/readiness-metrics";
 import { signingKeyFrom } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
+import { createBodyBudget, type BodyBudget } from "../http/body-budget";
 import { concurrencyGate } from "../http/concurrency-gate";
 import { answerWithinDeadline } from "../http/request-deadline";
+import { keepReceivedBody, readBodyWithin } from "../http/request-body";
 import { UNAUTHENTICATED_SERVICE_PATHS } from "../http/require-principal";
+import { DEFAULT_MAX_BODY_BYTES } from "../operations/public-operation";
+import { PUBLIC_OPERATION_LIST } from "../operations/public-operations";
+
+const MiB = 1024 * 1024;
+
+interface FrontOptions {
+  poolMax: number;
+  bodyLimitBytes: number;
+  bodyBudget: BodyBudget;
+}
 
 /**
- * API requests wait for one of the pool's connections before they start, but
- * never past their deadline, and are answered by it; probes and metrics never wait.
+ * In front of the app, within the request's deadline: an API request's body is
+ * read first, within the size limit and the process's budget of bodies in
+ * memory, and only then does the request wait for one of the pool's
+ * connections (never past its deadline). A slow upload never holds a
+ * connection, and the bytes held stay under the budget until the answer is
+ * ready. Probes and metrics never wait.
  */
-function gatedByPool(app: { handle(request: Request): Promise<Response> }, poolMax: number) {
-  const admit = concurrencyGate(poolMax);
+function serviceFront(app: { handle(request: Request): Promise<Response> }, options: FrontOptions) {
+  const admit = concurrencyGate(options.poolMax);
   return (request: Request) => {
     const path = request.url.slice(request.url.indexOf("/", request.url.indexOf("//") + 2));
     if (UNAUTHENTICATED_SERVICE_PATHS.has(path)) return app.handle(request);
-    return answerWithinDeadline(request, (deadline) => admit(() => app.handle(request), deadline));
+    return answerWithinDeadline(request, async (deadline) => {
+      const lease = options.bodyBudget.lease();
+      try {
+        if (request.body) keepReceivedBody(request, await readBodyWithin(request, { limitBytes: options.bodyLimitBytes, lease }));
+        return await admit(() => app.handle(request), deadline);
+      } finally {
+        lease.release();
+      }
+    });
   };
 }
 
@@ -39,6 +63,7 @@ export interface ServiceDefinition {
 /** Reads the service's configuration, opens its database, migrates, and builds its app. */
 export async function bootService(service: ServiceDefinition, source: Record<string, string | undefined> = process.env): Promise<BootedProcess> {
   const env = envReader(source);
+  const bodyLimitBytes = Math.max(DEFAULT_MAX_BODY_BYTES, ...PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service.name).map((operation) => operation.maxBodyBytes));
   const config = {
     port: port(env, "PORT", service.defaultPort),
     host: listenHost(env, "HOST", "0.0.0.0"),
@@ -48,6 +73,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
     previousSigningKey: previousInternalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),
+    inflightBodyBytes: inflightBodyBytes(env, 16 * MiB, bodyLimitBytes),
   };
   const logger = createLogger(service.name, config.logLevel);
   const database = await openDatabase(config.database, service.embeddedExtensions, logger);
@@ -61,7 +87,15 @@ export async function bootService(service: ServiceDefinition, source: Record<str
   return {
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
-    listeners: [{ name: service.name, port: config.port, hostname: config.host, fetch: gatedByPool(app, config.database.poolMax) }],
+    listeners: [
+      {
+        name: service.name,
+        port: config.port,
+        hostname: config.host,
+        facing: "gateway",
+        fetch: serviceFront(app, { poolMax: config.database.poolMax, bodyLimitBytes, bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }) }),
+      },
+    ],
     beginDrain: () => {
       draining = true;
     },

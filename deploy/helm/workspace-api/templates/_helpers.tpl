@@ -77,8 +77,8 @@ flags and forceRAMSize make JavaScriptCore collect garbage sooner (bench/).
 {{- define "workspace-api.run" -}}
 {{- $runs := dict
   "gateway" (dict "command" (list "bun" "--smol" "--max-http-header-size=1048576" "gateway/src/main.bun.ts") "env" (dict "BUN_JSC_forceRAMSize" "268435456"))
-  "pages" (dict "command" (list "bun" "services/pages/src/main.bun.ts") "env" (dict))
-  "calendar" (dict "command" (list "bun" "services/calendar/src/main.bun.ts") "env" (dict))
+  "pages" (dict "command" (list "bun" "--max-http-header-size=1048576" "services/pages/src/main.bun.ts") "env" (dict))
+  "calendar" (dict "command" (list "bun" "--max-http-header-size=1048576" "services/calendar/src/main.bun.ts") "env" (dict))
   "migrate" (dict "command" (list "bun" "scripts/migrate.ts") "env" (dict))
   "test" (dict "command" (list "bun" "scripts/smoke-check.ts") "env" (dict))
 -}}

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DATE_TIME_PATTERN, ListEnvelope, OneOf, PagingQuery, PERMISSION_LEVELS, SCOPES } from "@ws/shared";
+import { DATE_TIME_PATTERN, ListEnvelope, OneOf, PagingQuery, PERMISSION_LEVELS, SCOPES, STORABLE_NON_BLANK_PATTERN } from "@ws/shared";
 
 const Scope = OneOf(SCOPES);
 const Scopes = (description: string) => t.Array(Scope, { description });
@@ -14,7 +14,7 @@ const Permissions = t.Object(
 
 const DateTimeInput = (description: string) => t.String({ format: "date-time", pattern: DATE_TIME_PATTERN, description, examples: ["2027-01-01T00:00:00Z"] });
 const RateLimit = t.Integer({ minimum: 1, maximum: 1_000_000, description: "Requests a minute for this key; null uses the gateway's default." });
-const Name = t.String({ minLength: 1, maxLength: 100, pattern: "\\S", description: "1 to 100 characters, not only whitespace: what the key is for.", examples: ["ci deploy (prod)"] });
+const Name = t.String({ minLength: 1, maxLength: 100, pattern: STORABLE_NON_BLANK_PATTERN, description: "1 to 100 characters, not only whitespace, no NUL or lone surrogate: what the key is for.", examples: ["ci deploy (prod)"] });
 
 export const CreateApiKeyBody = t.Object(
   {

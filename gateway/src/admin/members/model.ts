@@ -1,11 +1,11 @@
 import { t } from "elysia";
-import { ListEnvelope, OneOf, PagingQuery, ROLES } from "@ws/shared";
+import { ListEnvelope, OneOf, PagingQuery, ROLES, STORABLE_TEXT_PATTERN } from "@ws/shared";
 
 const Role = OneOf(ROLES, {
   description: "owner, admin and member may use every scope; guest only the five :read scopes. A key's scopes work only while its creator's role allows them.",
 });
 const TeamIds = t.Array(t.String({ format: "uuid" }), { maxItems: 1000, description: "Teams of this workspace the member belongs to." });
-const Name = t.String({ maxLength: 200, examples: ["Ada Lovelace"] });
+const Name = t.String({ maxLength: 200, pattern: STORABLE_TEXT_PATTERN, examples: ["Ada Lovelace"] });
 
 export const CreateMemberBody = t.Object(
   {

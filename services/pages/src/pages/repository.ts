@@ -5,27 +5,47 @@ import type { Page, PageSort, SortOrder, Sql } from "@ws/shared";
 export type PageRow = Page;
 
 /** Microseconds, always six digits, in UTC with Z: two updates in one millisecond still compare in order as strings. */
-const COLUMNS = `id, team_id, title, content,
-  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at,
+const TIMESTAMPS = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at,
   to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as updated_at`;
+const COLUMNS = `id, team_id, title, content, ${TIMESTAMPS}`;
+/** Content the caller has just written is not read back: up to 10 MiB less to receive, decode and hold. */
+const COLUMNS_BUT_CONTENT = `id, team_id, title, ${TIMESTAMPS}`;
+const withContent = (row: Omit<PageRow, "content">, content: string): PageRow => ({
+  id: row.id,
+  team_id: row.team_id,
+  title: row.title,
+  content,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
 
 export async function insertPage(
   sql: Sql,
   page: { id: string; workspaceId: string; teamId: string | null; title: string; content: string },
 ): Promise<PageRow> {
-  const [row] = await sql<PageRow[]>`
+  const [row] = await sql<Omit<PageRow, "content">[]>`
     insert into pages (id, workspace_id, team_id, title, content, created_at, updated_at)
     values (${page.id}, ${page.workspaceId}, ${page.teamId}, ${page.title}, ${page.content}, now(), now())
-    returning ${sql.unsafe(COLUMNS)}`;
-  return row!;
+    returning ${sql.unsafe(COLUMNS_BUT_CONTENT)}`;
+  return withContent(row!, page.content);
 }
 
-/** The page's team, with the row locked when `forUpdate` so that the access check and the write see the same row. */
-export async function findPage(sql: Sql, workspaceId: string, id: string, forUpdate = false): Promise<PageRow | undefined> {
+export async function findPage(sql: Sql, workspaceId: string, id: string): Promise<PageRow | undefined> {
   const [row] = await sql<PageRow[]>`
     select ${sql.unsafe(COLUMNS)} from pages
+    where workspace_id = ${workspaceId} and id = ${id}`;
+  return row;
+}
+
+/**
+ * Locks the page for a change and gives its team, so that the access check and
+ * the write see the same row; the content, which may be megabytes, is not read.
+ */
+export async function lockPage(sql: Sql, workspaceId: string, id: string): Promise<Pick<PageRow, "id" | "team_id"> | undefined> {
+  const [row] = await sql<Pick<PageRow, "id" | "team_id">[]>`
+    select id, team_id from pages
     where workspace_id = ${workspaceId} and id = ${id}
-    ${forUpdate ? sql`for update` : sql``}`;
+    for update`;
   return row;
 }
 
@@ -45,8 +65,8 @@ export async function updatePage(
       content = coalesce(${changes.content ?? null}::text, content),
       updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond')
     where workspace_id = ${workspaceId} and id = ${id}
-    returning ${sql.unsafe(COLUMNS)}`;
-  return row;
+    returning ${sql.unsafe(changes.content === undefined ? COLUMNS : COLUMNS_BUT_CONTENT)}`;
+  return row && changes.content !== undefined ? withContent(row, changes.content) : row;
 }
 
 export async function deletePage(sql: Sql, workspaceId: string, id: string): Promise<boolean> {

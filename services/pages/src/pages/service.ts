@@ -1,6 +1,7 @@
 import {
   ApiError,
   assertCanAccess,
+  isStorableText,
   isUuid,
   listVisibility,
   readList,
@@ -15,19 +16,11 @@ import {
   type PageListQuery,
   type Pool,
   type Principal,
-  type Sql,
   type UpdatePageBody,
 } from "@ws/shared";
 import * as pages from "./repository";
 
 const WHAT = "The page";
-
-/** A NUL or a lone surrogate cannot be stored as Postgres text, nor read back as the same string. */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export function isStorableText(value: string): boolean {
-  return !UNSTORABLE.test(value);
-}
 
 function assertStorable(fields: Record<string, string | undefined>): void {
   const bad = Object.entries(fields)
@@ -40,10 +33,18 @@ function notFound(): ApiError {
   return ApiError.notFound(`${WHAT} does not exist.`);
 }
 
-/** Malformed, unknown or hidden ids are 404; a page outside the key's teams is 403. */
-async function visiblePage(db: Sql, principal: Principal, id: string, forUpdate: boolean): Promise<Page> {
+/**
+ * Malformed, unknown or hidden ids are 404; a page outside the key's teams is
+ * 403. `find` reads the page, or only locks its row (without its content) for
+ * an update or delete.
+ */
+async function visiblePage<T extends { team_id: string | null }>(
+  principal: Principal,
+  id: string,
+  find: (workspaceId: string, id: string) => Promise<T | undefined>,
+): Promise<T> {
   if (!isUuid(id)) throw notFound();
-  const page = await pages.findPage(db, principal.workspace_id, id, forUpdate);
+  const page = await find(principal.workspace_id, id);
   if (!page) throw notFound();
   assertCanAccess(principal, page.team_id, WHAT);
   return page;
@@ -64,7 +65,7 @@ export async function createPage(sql: Pool, principal: Principal, body: CreatePa
 }
 
 export function getPage(sql: Pool, principal: Principal, id: string): Promise<Page> {
-  return visiblePage(sql, principal, id, false);
+  return visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId));
 }
 
 export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody, deadline: Deadline): Promise<Page> {
@@ -73,7 +74,7 @@ export async function updatePage(sql: Pool, principal: Principal, id: string, bo
   }
   assertStorable({ title: body.title, content: body.content });
   return writeWithin(sql, deadline, async (tx) => {
-    await visiblePage(tx, principal, id, true);
+    await visiblePage(principal, id, (workspaceId, pageId) => pages.lockPage(tx, workspaceId, pageId));
     const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content });
     if (!page) throw notFound();
     return page;
@@ -82,7 +83,7 @@ export async function updatePage(sql: Pool, principal: Principal, id: string, bo
 
 export async function deletePage(sql: Pool, principal: Principal, id: string, deadline: Deadline): Promise<void> {
   await writeWithin(sql, deadline, async (tx) => {
-    await visiblePage(tx, principal, id, true);
+    await visiblePage(principal, id, (workspaceId, pageId) => pages.lockPage(tx, workspaceId, pageId));
     await pages.deletePage(tx, principal.workspace_id, id);
   });
 }

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { CreatePageBody, PAGE_TITLE_PATTERN } from "@ws/shared";
-import { isStorableText } from "./service";
 import { escapeLike } from "./repository";
 
 const valid = (title: unknown) => Value.Check(CreatePageBody, { title });
@@ -32,14 +31,7 @@ describe("the title rule", () => {
   });
 });
 
-describe("text the database can hold", () => {
-  test("when text holds a NUL or a lone surrogate, then it is refused; paired surrogates are fine", () => {
-    expect(isStorableText("a🦄b")).toBe(true);
-    expect(isStorableText("a\u0000b")).toBe(false);
-    expect(isStorableText("\ud800")).toBe(false);
-    expect(isStorableText("x\udc00")).toBe(false);
-  });
-
+describe("the title filter", () => {
   test("when a filter holds LIKE's special characters, then each is escaped", () => {
     expect(escapeLike("50%_a\\b")).toBe("50\\%\\_a\\\\b");
   });

@@ -1,0 +1,69 @@
+import { ApiError } from "../errors/api-error";
+
+/**
+ * The request-body bytes a process holds at once, in all and per key. A request
+ * takes a lease for its body before the bytes arrive (its declared length, or
+ * chunk by chunk when it has none) and gives it back when it is answered, so
+ * memory stays bounded however many bodies are sent at once: past the budget a
+ * request is refused (503, or 429 when one key holds its whole share) instead of
+ * being buffered.
+ */
+export interface BodyBudget {
+  lease(key?: string): BodyLease;
+  /** Bytes held now, in all (for metrics and tests). */
+  inUse(): number;
+}
+
+export interface BodyLease {
+  /** Takes more bytes for this body; throws the refusal when a budget cannot cover them. */
+  take(bytes: number): void;
+  /** Gives every byte back; safe to call more than once. */
+  release(): void;
+}
+
+export interface BodyBudgetLimits {
+  totalBytes: number;
+  /** A key's share; absent: a key may use the whole budget. */
+  perKeyBytes?: number;
+}
+
+const RETRY_AFTER = { "retry-after": "1" };
+
+export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
+  let total = 0;
+  const byKey = new Map<string, number>();
+  return {
+    inUse: () => total,
+    lease(key) {
+      let held = 0;
+      return {
+        take(bytes) {
+          if (bytes <= 0) return;
+          const keyHeld = key === undefined ? 0 : (byKey.get(key) ?? 0);
+          if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) {
+            throw new ApiError("rate_limit_exceeded", "This key has too many request bodies in transit at once. Retry when some have been answered.", {
+              headers: RETRY_AFTER,
+              details: { reason: "request_bodies_in_transit" },
+            });
+          }
+          if (total + bytes > limits.totalBytes) {
+            throw new ApiError("service_unavailable", "Too many request bodies are in transit right now. Try again shortly.", { headers: RETRY_AFTER });
+          }
+          total += bytes;
+          held += bytes;
+          if (key !== undefined) byKey.set(key, keyHeld + bytes);
+        },
+        release() {
+          if (held === 0) return;
+          total -= held;
+          if (key !== undefined) {
+            const left = (byKey.get(key) ?? 0) - held;
+            if (left > 0) byKey.set(key, left);
+            else byKey.delete(key);
+          }
+          held = 0;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { expectError } from "../../harness/assertions";
+import { apiClient, readResponse } from "../../harness/http";
+import { portOf, rawConnection, type RawConnection, type RawResponse } from "../../harness/raw-http";
+import { startSystem, type TestSystem } from "../../harness/system";
+import { seedTenant, type Tenant } from "../../harness/tenant";
+
+const MiB = 1024 * 1024;
+
+/**
+ * Small budgets, so that a few held uploads reach them: each service holds at
+ * most 10 MiB of bodies, the gateway 20 MiB, and one key 10 MiB of those.
+ * Uploads are held open on raw sockets: the bytes a client has announced but not
+ * yet sent stay charged, which is exactly what used to grow without bound.
+ */
+let system: TestSystem;
+let tenant: Tenant;
+let pageId: string;
+beforeAll(async () => {
+  system = await startSystem({
+    env: { MAX_INFLIGHT_BODY_BYTES: String(10 * MiB) },
+    gatewayEnv: { MAX_INFLIGHT_BODY_BYTES: String(20 * MiB), MAX_INFLIGHT_BODY_BYTES_PER_KEY: String(10 * MiB) },
+  });
+  tenant = await seedTenant(system);
+  pageId = (await apiClient(system.baseUrl, await tenant.key())("POST", "/v1/new-page", { title: "target" })).body.id;
+});
+afterAll(() => system?.stop());
+
+const open: RawConnection[] = [];
+function closeAll() {
+  while (open.length) open.pop()!.close();
+}
+
+/** A PUT announcing `declared` bytes of which `sent` are sent now; the rest may follow with `finish`. */
+async function holdUpload(key: string, declared: number, sent: number) {
+  const connection = rawConnection(portOf(system.baseUrl));
+  open.push(connection);
+  const prefix = '{"content":"';
+  await connection.write(
+    `PUT /v1/new-page/${pageId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n${prefix}`,
+  );
+  const filler = Buffer.alloc(256 * 1024, "x");
+  let written = prefix.length;
+  const fill = async (upTo: number) => {
+    while (written < upTo) {
+      const next = Math.min(filler.length, upTo - written);
+      await connection.write(filler.subarray(0, next));
+      written += next;
+    }
+  };
+  await fill(sent);
+  return {
+    connection,
+    async finish(): Promise<RawResponse | undefined> {
+      await fill(declared - 2);
+      await connection.write('"}');
+      return (await connection.responses(1))[0];
+    },
+  };
+}
+
+async function smallPut(key: string) {
+  return readResponse(
+    await fetch(`${system.baseUrl}/v1/new-page/${pageId}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ content: "small" }),
+    }),
+  );
+}
+
+/** The gateway's own count of body bytes in transit (its metrics), to know the held uploads are charged. */
+async function bytesInTransit(): Promise<number> {
+  const text = await (await fetch(`${system.adminUrl}/metrics`)).text();
+  return Number(/^request_body_bytes_in_transit (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
+/** Polls until `predicate` holds for an answer of `attempt`, or fails after the deadline with the last answer. */
+async function eventually<T>(attempt: () => Promise<T>, predicate: (answer: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let answer = await attempt();
+  while (!predicate(answer) && Date.now() < deadline) {
+    await Bun.sleep(100);
+    answer = await attempt();
+  }
+  return answer;
+}
+
+describe("request bodies in transit are bounded, and past the bound refused instead of buffered", () => {
+  test("when one key holds its whole share, then its next body is 429 with Retry-After while other keys go on", async () => {
+    const [a, b] = [await tenant.key(), await tenant.key()];
+    try {
+      const first = await holdUpload(a, 5 * MiB, 64 * 1024);
+      await holdUpload(a, 5 * MiB, 64 * 1024);
+      expect(await eventually(bytesInTransit, (bytes) => bytes === 10 * MiB)).toBe(10 * MiB);
+      const refused = await smallPut(a);
+      expectError(refused, 429, "rate_limit_exceeded");
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect((await smallPut(b)).status).toBe(200);
+      // Once one of its bodies has been answered, the key has room again.
+      expect((await first.finish())?.status).toBe(200);
+      expect((await eventually(() => smallPut(a), (answer) => answer.status === 200)).status).toBe(200);
+    } finally {
+      closeAll();
+    }
+  });
+
+  test("when the gateway's budget is spent, then a body is 503 with Retry-After, and requests without a body still pass", async () => {
+    const [a, b, c] = [await tenant.key(), await tenant.key(), await tenant.key()];
+    try {
+      for (const key of [a, a, b, b]) await holdUpload(key, 5 * MiB, 64 * 1024);
+      expect(await eventually(bytesInTransit, (bytes) => bytes === 20 * MiB)).toBe(20 * MiB);
+      const refused = await smallPut(c);
+      expectError(refused, 503, "service_unavailable");
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect((await apiClient(system.baseUrl, c)("GET", `/v1/new-page/${pageId}`)).status).toBe(200);
+    } finally {
+      closeAll();
+    }
+    // The held uploads went away: their bytes are given back.
+    expect(await eventually(bytesInTransit, (bytes) => bytes === 0)).toBe(0);
+    expect((await smallPut(c)).status).toBe(200);
+  });
+
+  test("when a service's budget is spent by bodies arriving, then it answers 503 with Retry-After through the gateway", async () => {
+    const [a, b] = [await tenant.key(), await tenant.key()];
+    try {
+      // Each is within the gateway's limits; together their bytes pass the service's 10 MiB.
+      const uploads = [await holdUpload(a, 8 * MiB, 6 * MiB), await holdUpload(b, 8 * MiB, 6 * MiB)];
+      const answered = () => Promise.all(uploads.map(({ connection }) => connection.responses(1, 0))).then((answers) => answers.flat());
+      const refused = await eventually(answered, (answers) => answers.length > 0);
+      expect(refused).toHaveLength(1);
+      expectError(refused[0]!, 503, "service_unavailable");
+      expect(refused[0]!.headers["retry-after"]).toBe("1");
+    } finally {
+      closeAll();
+    }
+    expect((await eventually(() => smallPut(a), (answer) => answer.status === 200)).status).toBe(200);
+  });
+});
