@@ -50,7 +50,9 @@ for (const phase of ["baseline", "recovery"]) {
 }
 thresholds["checks{scenario:" + SCENARIO + "}"] = [checkRateAbove(SPIKE_ERROR_RATE)];
 thresholds.operations_completed = ["count>0"];
-// Each operation over the whole run, to the spike's targets.
+// The peak itself, and each operation over the whole run, to the spike's targets.
+thresholds["http_req_duration{scenario:" + SCENARIO + ",phase:spike}"] = ["p(95)<" + SPIKE_P95_MS];
+thresholds["http_req_failed{scenario:" + SCENARIO + ",phase:spike}"] = ["rate<" + SPIKE_ERROR_RATE];
 Object.assign(thresholds, operationThresholds(SCENARIO, MIX, { p95: SPIKE_P95_MS, errorRate: SPIKE_ERROR_RATE, p95ByOperation: SPIKE_P95_BY_OPERATION }));
 // The scenario promises its arrival rate at every stage, the peak included.
 thresholds.dropped_iterations = droppedIterationsThreshold(PLANNED, DROPPED_RATE);

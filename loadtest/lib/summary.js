@@ -93,47 +93,108 @@ export function allChecks(group) {
   return found;
 }
 
+/** Tags whose values get a table of their own: the operation of the mix, the phase of a spike or soak. */
+export const TABLE_TAGS = ["op", "phase"];
+/** Phases in the order they happen; anything else sorts after them by name. */
+const PHASE_ORDER = ["baseline", "spike", "recovery", "early", "middle", "final"];
+
 /**
- * @typedef {Object} OperationRow
- * @property {string} tags the submetric's tags, e.g. "scenario:mixed,op:pages.get"
- * @property {string} op
+ * @typedef {Object} TagRow
+ * @property {string} tags the submetrics' tags, e.g. "scenario:mixed,op:pages.get"
+ * @property {string} value the value of the table's tag, e.g. "pages.get"
  * @property {number} requests
- * @property {number} failedRate
+ * @property {number} failedRate share of failed requests, 0 to 1
+ * @property {number | null} checksRate share of passed checks, null when none
  * @property {number | null} med ms
  * @property {number | null} p95 ms
  * @property {number | null} p99 ms
  * @property {number | null} max ms
+ * @property {string[]} broken the thresholds on these tags that failed, with their figures
+ * @property {number} thresholds how many thresholds are on these tags
  */
 
 /**
- * One row per operation, from the per-operation submetrics (requests are
- * tagged `op`, and each operation has thresholds, so k6 reports them).
- * @param {SummaryData} data
- * @returns {OperationRow[]}
+ * @param {string} name e.g. "http_req_duration{scenario:mixed,op:pages.get}"
+ * @returns {string | null} "scenario:mixed,op:pages.get"
  */
-export function operationRows(data) {
-  /** @type {OperationRow[]} */
+function tagsOf(name) {
+  const brace = name.indexOf("{");
+  return brace === -1 || name.charAt(name.length - 1) !== "}" ? null : name.slice(brace + 1, -1);
+}
+
+/**
+ * @param {string} tags
+ * @param {string} tag
+ * @returns {string | null}
+ */
+function tagValue(tags, tag) {
+  for (const pair of tags.split(",")) {
+    const colon = pair.indexOf(":");
+    if (colon !== -1 && pair.slice(0, colon).trim() === tag) return pair.slice(colon + 1).trim();
+  }
+  return null;
+}
+
+/**
+ * @param {string} name
+ * @returns {boolean} whether the submetric belongs in a tag table rather than the lists
+ */
+function inTagTable(name) {
+  const tags = tagsOf(name);
+  return tags !== null && TABLE_TAGS.some((tag) => tagValue(tags, tag) !== null);
+}
+
+/**
+ * One row per value of a tag (the operations of the mix, the phases of a
+ * spike), from the submetrics k6 reports because thresholds are set on them.
+ * @param {SummaryData} data
+ * @param {string} tag
+ * @returns {TagRow[]}
+ */
+export function tagRows(data, tag) {
+  /** @type {TagRow[]} */
   const rows = [];
+  const results = thresholdResults(data);
   for (const name of Object.keys(data.metrics).sort()) {
-    const match = /^http_req_duration\{(.*\bop:([^,}]+).*)\}$/.exec(name);
+    const tags = tagsOf(name);
     const duration = data.metrics[name];
-    if (!match || !duration) continue;
-    const tags = match[1] || "";
+    if (name.indexOf("http_req_duration{") !== 0 || tags === null || !duration) continue;
+    const value = tagValue(tags, tag);
+    if (value === null) continue;
     const failed = data.metrics["http_req_failed{" + tags + "}"];
+    const checks = data.metrics["checks{" + tags + "}"];
     /** @param {string} stat */
     const figure = (stat) => (typeof duration.values[stat] === "number" ? /** @type {number} */ (duration.values[stat]) : null);
+    const own = results.filter((r) => tagsOf(r.metric) === tags);
     rows.push({
       tags,
-      op: match[2] || "",
+      value,
       requests: failed ? (failed.values.passes || 0) + (failed.values.fails || 0) : 0,
       failedRate: failed ? failed.values.rate || 0 : 0,
+      checksRate: checks && (checks.values.passes || 0) + (checks.values.fails || 0) > 0 ? checks.values.rate || 0 : null,
       med: figure("med"),
       p95: figure("p(95)"),
       p99: figure("p(99)"),
       max: figure("max"),
+      broken: own.filter((r) => !r.ok).map((r) => describeThreshold(data, r)),
+      thresholds: own.length,
     });
   }
-  return rows;
+  /** @param {string} value */
+  const rank = (value) => (PHASE_ORDER.indexOf(value) === -1 ? PHASE_ORDER.length : PHASE_ORDER.indexOf(value));
+  return rows.sort((a, b) => rank(a.value) - rank(b.value) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+}
+
+/**
+ * "http_req_duration p(95)<300: p(95)=412ms"
+ * @param {SummaryData} data
+ * @param {ThresholdResult} r
+ */
+function describeThreshold(data, r) {
+  const metric = data.metrics[r.metric];
+  const base = r.metric.indexOf("{") === -1 ? r.metric : r.metric.slice(0, r.metric.indexOf("{"));
+  const seen = r.observed === null || !metric ? "no samples" : r.stat + "=" + formatFigure(metric, r.stat, r.observed);
+  return base + " " + r.expression + ": " + seen;
 }
 
 /**
@@ -236,8 +297,9 @@ function dotted(text, width) {
 }
 
 /**
- * The console summary: verdict, thresholds (broken first, each with the figure
- * it was judged on), checks, then every metric with its submetrics under it.
+ * The console summary: the verdict; a table per operation and per phase; the
+ * other thresholds (broken first, each with the figure it was judged on);
+ * checks; then every metric with its other submetrics under it.
  * @param {SummaryData} data
  * @param {ReportMeta} meta
  */
@@ -245,30 +307,44 @@ export function textSummary(data, meta) {
   const trendStats = (data.options && data.options.summaryTrendStats) || ["avg", "min", "med", "max", "p(90)", "p(95)"];
   const verdict = verdictOf(data);
   const lines = [""];
-  const took = formatDuration(data.state.testRunDurationMs);
+  const took = "scenario ran " + formatDuration(data.state.testRunDurationMs);
   lines.push(
     verdict.passed
       ? "  " + meta.script + ".js PASSED: all " + verdict.total + " thresholds held (" + took + ")"
       : "  " + meta.script + ".js FAILED: " + verdict.broken.length + " of " + verdict.total + " thresholds broken (" + took + ")",
   );
 
-  const rows = operationRows(data);
-  if (rows.length > 0) {
-    /** @param {number | null} ms */
-    const ms = (ms) => (ms === null ? "-" : formatDuration(ms));
-    const header = ["operation", "requests", "failed", "med", "p(95)", "p(99)", "max"];
-    const table = [header].concat(rows.map((r) => [r.op, String(r.requests), formatPercent(r.failedRate), ms(r.med), ms(r.p95), ms(r.p99), ms(r.max)]));
+  /** @param {number | null} ms */
+  const ms = (ms) => (ms === null ? "-" : formatDuration(ms));
+  for (const tag of TABLE_TAGS) {
+    const rows = tagRows(data, tag);
+    if (rows.length === 0) continue;
+    const withChecks = rows.some((r) => r.checksRate !== null);
+    /** @param {TagRow} r */
+    const cells = (r) => {
+      const head = [r.thresholds === 0 ? " " : r.broken.length === 0 ? "✓" : "✗", r.value, String(r.requests), formatPercent(r.failedRate)];
+      const checked = withChecks ? [r.checksRate === null ? "-" : formatPercent(r.checksRate)] : [];
+      return head.concat(checked, [ms(r.med), ms(r.p95), ms(r.p99), ms(r.max)]);
+    };
+    const header = ["", tag === "op" ? "operation" : tag, "requests", "failed"].concat(withChecks ? ["checks"] : [], ["med", "p(95)", "p(99)", "max"]);
+    const table = [header].concat(rows.map(cells));
     const widths = header.map((_, i) => table.reduce((w, row) => Math.max(w, (row[i] || "").length), 0));
-    lines.push("", "  operations");
-    for (const row of table) lines.push("    " + row.map((cell, i) => (i === 0 ? padEnd(cell, widths[i] || 0) : padStart(cell, widths[i] || 0))).join("  "));
+    lines.push("", "  " + (tag === "op" ? "operations" : tag + "s") + " (✓: every threshold on it held)");
+    table.forEach((row, index) => {
+      lines.push("    " + row.map((cell, i) => (i <= 1 ? padEnd(cell, widths[i] || 0) : padStart(cell, widths[i] || 0))).join("  "));
+      const r = rows[index - 1];
+      if (r) for (const broken of r.broken) lines.push("        ✗ " + broken);
+    });
   }
 
   const results = thresholdResults(data);
-  if (results.length > 0) {
-    lines.push("", "  thresholds");
-    const nameWidth = Math.min(72, results.reduce((w, r) => Math.max(w, r.metric.length), 0));
-    const exprWidth = results.reduce((w, r) => Math.max(w, r.expression.length), 0);
-    for (const r of results) {
+  const listed = results.filter((r) => !r.ok || !inTagTable(r.metric));
+  if (listed.length > 0) {
+    const inTables = results.length - listed.length;
+    lines.push("", "  thresholds" + (inTables > 0 ? " (and " + inTables + " more that held, in the tables above)" : ""));
+    const nameWidth = Math.min(72, listed.reduce((w, r) => Math.max(w, r.metric.length), 0));
+    const exprWidth = listed.reduce((w, r) => Math.max(w, r.expression.length), 0);
+    for (const r of listed) {
       const metric = data.metrics[r.metric];
       const seen = r.observed === null || !metric ? "no samples" : r.stat + "=" + formatFigure(metric, r.stat, r.observed);
       lines.push("    " + (r.ok ? "✓" : "✗") + " " + padEnd(r.metric, nameWidth) + "  " + padEnd(r.expression, exprWidth) + "  " + seen);
@@ -289,12 +365,12 @@ export function textSummary(data, meta) {
   const parents = names.filter((n) => n.indexOf("{") === -1).sort();
   if (parents.length > 0) {
     lines.push("", "  metrics");
-    const width = names.reduce((w, n) => Math.max(w, n.indexOf("{") === -1 ? n.length : n.length - n.indexOf("{") + 2), 0) + 2;
+    const width = names.filter((n) => !inTagTable(n)).reduce((w, n) => Math.max(w, n.indexOf("{") === -1 ? n.length : n.length - n.indexOf("{") + 2), 0) + 2;
     for (const parent of parents) {
       const metric = data.metrics[parent];
       if (!metric) continue;
       lines.push("    " + dotted(parent, width) + " " + describeMetric(metric, trendStats));
-      const subs = names.filter((n) => n.indexOf(parent + "{") === 0).sort();
+      const subs = names.filter((n) => n.indexOf(parent + "{") === 0 && !inTagTable(n)).sort();
       for (const sub of subs) {
         const subMetric = data.metrics[sub];
         if (subMetric) lines.push("      " + dotted(sub.slice(parent.length), width - 2) + " " + describeMetric(subMetric, trendStats));
@@ -317,15 +393,30 @@ export function textSummary(data, meta) {
  */
 export function jsonReport(data, meta, finishedAt) {
   const verdict = verdictOf(data);
+  /** @param {TagRow} r */
+  const row = (r) => ({
+    value: r.value,
+    tags: r.tags,
+    requests: r.requests,
+    failed_rate: r.failedRate,
+    checks_rate: r.checksRate,
+    med_ms: r.med,
+    p95_ms: r.p95,
+    p99_ms: r.p99,
+    max_ms: r.max,
+    thresholds_broken: r.broken,
+  });
   return {
+    report_version: 1,
     script: meta.script + ".js",
     passed: verdict.passed,
     finished_at: finishedAt.toISOString(),
-    duration_ms: Math.round(data.state.testRunDurationMs),
+    test_run_duration_ms: Math.round(data.state.testRunDurationMs),
     settings: meta.settings,
     notes: meta.notes || [],
     thresholds: thresholdResults(data),
-    operations: operationRows(data),
+    operations: tagRows(data, "op").map(row),
+    phases: tagRows(data, "phase").map(row),
     checks: allChecks(data.root_group).map((c) => ({ name: c.name, passes: c.passes, fails: c.fails })),
     metrics: data.metrics,
   };
