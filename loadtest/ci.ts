@@ -49,7 +49,7 @@ async function stopAll(code: number): Promise<never> {
   await system?.stop();
   process.exit(code);
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => {
     if (!stopping) void stopAll(130);
   });
