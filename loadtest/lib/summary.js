@@ -297,9 +297,22 @@ function dotted(text, width) {
 }
 
 /**
+ * k6's breakdown of each request's time and its automatic "expected response"
+ * copy of the duration: in the JSON report, left out of the short text.
+ */
+const REPORT_ONLY = ["http_req_blocked", "http_req_connecting", "http_req_tls_handshaking", "http_req_sending", "http_req_receiving", "http_req_waiting"];
+
+/** @param {string} name */
+function shownInText(name) {
+  const base = name.indexOf("{") === -1 ? name : name.slice(0, name.indexOf("{"));
+  return REPORT_ONLY.indexOf(base) === -1 && name.indexOf("{expected_response:true}") === -1;
+}
+
+/**
  * The console summary: the verdict; a table per operation and per phase; the
  * other thresholds (broken first, each with the figure it was judged on);
- * checks; then every metric with its other submetrics under it.
+ * checks; then the metrics (but the timing breakdown) with their other
+ * submetrics under them.
  * @param {SummaryData} data
  * @param {ReportMeta} meta
  */
@@ -361,10 +374,10 @@ export function textSummary(data, meta) {
     }
   }
 
-  const names = Object.keys(data.metrics);
+  const names = Object.keys(data.metrics).filter(shownInText);
   const parents = names.filter((n) => n.indexOf("{") === -1).sort();
   if (parents.length > 0) {
-    lines.push("", "  metrics");
+    lines.push("", "  metrics (the HTTP timing breakdown is in the report)");
     const width = names.filter((n) => !inTagTable(n)).reduce((w, n) => Math.max(w, n.indexOf("{") === -1 ? n.length : n.length - n.indexOf("{") + 2), 0) + 2;
     for (const parent of parents) {
       const metric = data.metrics[parent];

@@ -32,6 +32,8 @@ function summary(pagesGetP95: number): SummaryData & { setup_data: unknown } {
       "http_req_duration{scenario:mixed,phase:recovery}": { type: "trend", contains: "time", values: trend(9), thresholds: { "p(95)<300": { ok: true } } },
       "http_req_duration{scenario:mixed,phase:baseline}": { type: "trend", contains: "time", values: trend(8), thresholds: { "p(95)<300": { ok: true } } },
       dropped_iterations: { type: "counter", contains: "default", values: { count: 0, rate: 0 }, thresholds: { "count<=6": { ok: true } } },
+      http_req_waiting: { type: "trend", contains: "time", values: trend(11) },
+      "http_req_duration{expected_response:true}": { type: "trend", contains: "time", values: trend(12) },
       data_received: { type: "counter", contains: "data", values: { count: 1_410_000, rate: 69_300 } },
       vus: { type: "gauge", contains: "default", values: { value: 0, min: 0, max: 10 } },
     },
@@ -76,11 +78,14 @@ describe("the text summary", () => {
     expect(textSummary(summary(12), META)).toMatch(/✗ events\.create: 201 with the new event\s+98\.33%\s+59 ✓ 1 ✗/);
   });
 
-  test("when metrics are listed, then units are readable and the tagged rows live only in their tables", () => {
+  test("when metrics are listed, then units are readable, the tagged rows live only in their tables and the timing breakdown only in the report", () => {
     const text = textSummary(summary(12), META);
     expect(text).toMatch(/data_received\.+: 1\.41 MB \(69\.3 kB\/s\)/);
     expect(text).toMatch(/\{scenario:mixed\}\.+: avg=6ms min=1ms med=4ms max=24ms p\(90\)=10\.8ms p\(95\)=12ms p\(99\)=18ms/);
     expect(text).not.toMatch(/\{scenario:mixed,op:pages\.get\}\.+:/);
+    expect(text).not.toContain("http_req_waiting");
+    expect(text).not.toContain("expected_response");
+    expect(Object.keys(jsonReport(summary(12), META, new Date()).metrics)).toContain("http_req_waiting");
     expect(formatDuration(0.25)).toBe("250µs");
     expect(formatDuration(95_000)).toBe("1m35s");
   });
