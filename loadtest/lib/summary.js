@@ -317,7 +317,7 @@ function shownInText(name) {
  * @param {ReportMeta} meta
  */
 export function textSummary(data, meta) {
-  const trendStats = (data.options && data.options.summaryTrendStats) || ["avg", "min", "med", "max", "p(90)", "p(95)"];
+  const trendStats = trendStatsOf(data);
   const verdict = verdictOf(data);
   const lines = [""];
   const took = "scenario ran " + formatDuration(data.state.testRunDurationMs);
@@ -398,6 +398,38 @@ export function textSummary(data, meta) {
 }
 
 /**
+ * The figures k6 computed for trends, in its order (reports without trend_stats).
+ * @param {Record<string, SummaryMetric>} metrics
+ */
+function trendStatsIn(metrics) {
+  const duration = metrics.http_req_duration;
+  return duration ? Object.keys(duration.values) : undefined;
+}
+
+/** @param {SummaryData} data */
+function trendStatsOf(data) {
+  return (data.options && data.options.summaryTrendStats) || ["avg", "min", "med", "max", "p(90)", "p(95)"];
+}
+
+/**
+ * The summary data a kept report was written from, so its text summary can be
+ * shown again (loadtest/show-report.ts); only the groups of checks are lost.
+ * @param {ReturnType<typeof jsonReport>} report
+ * @returns {{ data: SummaryData, meta: ReportMeta }}
+ */
+export function fromReport(report) {
+  return {
+    data: {
+      metrics: report.metrics,
+      root_group: { name: "", groups: [], checks: report.checks },
+      state: { testRunDurationMs: report.test_run_duration_ms },
+      options: { summaryTrendStats: report.trend_stats || trendStatsIn(report.metrics) },
+    },
+    meta: { script: report.script.replace(/\.js$/, ""), settings: report.settings, notes: report.notes },
+  };
+}
+
+/**
  * The report kept on disk: the verdict, the thresholds with their figures, the
  * checks, every metric as k6 gives it, and the settings the run used.
  * @param {SummaryData} data
@@ -425,6 +457,7 @@ export function jsonReport(data, meta, finishedAt) {
     passed: verdict.passed,
     finished_at: finishedAt.toISOString(),
     test_run_duration_ms: Math.round(data.state.testRunDurationMs),
+    trend_stats: trendStatsOf(data),
     settings: meta.settings,
     notes: meta.notes || [],
     thresholds: thresholdResults(data),

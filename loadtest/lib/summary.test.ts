@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatDuration, jsonReport, reportPath, summaryOutputs, tagRows, textSummary, thresholdResults, verdictOf, type SummaryData } from "./summary.js";
+import { formatDuration, fromReport, jsonReport, reportPath, summaryOutputs, tagRows, textSummary, thresholdResults, verdictOf, type SummaryData } from "./summary.js";
 
 /** A small summary the way k6 v0.48 hands it to handleSummary(), with the secrets setup() returned. */
 function summary(pagesGetP95: number): SummaryData & { setup_data: unknown } {
@@ -107,5 +107,13 @@ describe("the JSON report", () => {
     expect(reportPath({ REPORT_JSON: " /tmp/run.json " }, "soak", now)).toBe("/tmp/run.json");
     expect(reportPath({}, "soak", now)).toBe("loadtest/reports/soak-20300101T100000Z.json");
     expect(Object.keys(summaryOutputs(summary(12), META, { REPORT_JSON: "none" }, now))).toEqual(["stdout"]);
+  });
+});
+
+describe("a kept report", () => {
+  test("when a report is read back, then it prints the same text summary as the run did", () => {
+    const report = JSON.parse(JSON.stringify(jsonReport(summary(412), META, new Date())));
+    const again = fromReport(report);
+    expect(textSummary(again.data, again.meta)).toBe(textSummary(summary(412), META));
   });
 });
