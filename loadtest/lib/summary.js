@@ -403,7 +403,10 @@ export function textSummary(data, meta) {
  */
 function trendStatsIn(metrics) {
   const duration = metrics.http_req_duration;
-  return duration ? Object.keys(duration.values) : undefined;
+  if (!duration) return undefined;
+  const usual = ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"];
+  const present = Object.keys(duration.values);
+  return usual.filter((s) => present.indexOf(s) !== -1).concat(present.filter((s) => usual.indexOf(s) === -1));
 }
 
 /** @param {SummaryData} data */
