@@ -209,6 +209,7 @@ export function verdictOf(data) {
 
 /** @param {number} ms */
 export function formatDuration(ms) {
+  if (!isFinite(ms)) return "-";
   if (ms === 0) return "0s";
   if (Math.abs(ms) < 1) return round(ms * 1000) + "µs";
   if (Math.abs(ms) < 1000) return round(ms) + "ms";
