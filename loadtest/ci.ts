@@ -41,20 +41,19 @@ const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const replicas = shared ? REPLICAS : 1;
 if (!shared) console.log("DATABASE_URL or REDIS_URL unset: one gateway on embedded storage, and the runs that need several replicas are skipped.");
 
-let system: SystemUnderLoad | undefined;
-let stopping = false;
-async function stopAll(code: number): Promise<never> {
-  stopping = true;
-  stopCurrentK6();
-  await system?.stop();
-  process.exit(code);
-}
+// A signal stops the k6 run in progress; the loop below then stops the system
+// and counts the interrupted run as failed.
+let interrupted: string | undefined;
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => {
-    if (!stopping) void stopAll(130);
+    if (interrupted) return;
+    interrupted = signal;
+    console.log(`\n${signal}: stopping k6 and the system`);
+    stopCurrentK6();
   });
 }
 
+let system: SystemUnderLoad;
 try {
   system = await startSystemUnderLoad(replicas);
 } catch (error) {
@@ -72,6 +71,7 @@ const recap: string[] = [];
 let passed = 0;
 let failed = 0;
 for (const run of CI_RUNS) {
+  if (interrupted) break;
   if (run.replicas > replicas) {
     recap.push(`  - ${run.name}: skipped (needs ${run.replicas} replicas, so DATABASE_URL and REDIS_URL)`);
     continue;
@@ -81,12 +81,12 @@ for (const run of CI_RUNS) {
   const shown = Object.entries(run.settings).map(([k, v]) => `${k}=${v}`).join(" ");
   console.log(`\n--- k6 run loadtest/${run.script} (${run.name}: ${shown}) at ${elapsed()}`);
   const result = await runK6(k6.path, join(REPO_ROOT, "loadtest", run.script), env, run.scenarioSeconds * 1000 + RUN_MARGIN_MS);
-  if (stopping) break;
-  const ok = result.code === 0;
+  const ok = result.code === 0 && !interrupted;
   if (ok) passed += 1;
   else failed += 1;
-  recap.push(`  ${ok ? "✓" : "✗"} ${run.name}: ${describeExit(result.code, result.timedOut)}, ${result.seconds.toFixed(0)} s, report ${relative(REPO_ROOT, report)}`);
-  if (!ok) {
+  const how = interrupted ? `interrupted by ${interrupted}` : describeExit(result.code, result.timedOut);
+  recap.push(`  ${ok ? "✓" : "✗"} ${run.name}: ${how}, ${result.seconds.toFixed(0)} s, report ${relative(REPO_ROOT, report)}`);
+  if (!ok && !interrupted) {
     console.log(`--- the system's last log lines:`);
     for (const line of system.logTail().slice(-40)) console.log(line);
   }
@@ -95,5 +95,6 @@ for (const run of CI_RUNS) {
 await system.stop();
 console.log(`\nk6 stage: ${elapsed()} in all (${version.stdout.trim().split(" ").slice(0, 2).join(" ")}, ${replicas} gateway${replicas > 1 ? "s" : ""} on ${system.storage})`);
 for (const line of recap) console.log(line);
+if (interrupted) console.log(`interrupted by ${interrupted}: the runs after it did not run`);
 console.log(`k6 scripts: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+process.exit(interrupted ? 130 : failed === 0 ? 0 : 1);
