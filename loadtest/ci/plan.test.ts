@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { CI_RUNS, runEnv } from "./plan";
 
 const LOADTEST = join(import.meta.dir, "..");
-/** Per run: k6's start, setup() provisioning and seeding, teardown(); measured at 5 to 11 s each. */
+/**
+ * Per run: k6's start (k6 v0.48 turns the ES modules into CommonJS with Babel,
+ * about 5 s of CPU), setup()'s provisioning and seeding, teardown(). Measured
+ * at 6 to 11 s a run on a quiet machine; a busy one takes longer.
+ */
 const RUN_OVERHEAD_S = 12;
 /** Starting the system (measured at 2 s; its readiness limit is far higher). */
 const SYSTEM_START_S = 15;
