@@ -1,11 +1,13 @@
 // @ts-check
 /**
- * Rate-limit exactness (contract section 7). One VU per key; each iteration
- * takes a fresh clock-minute window and sends the key's limit plus some more:
- * a few requests one after another, a concurrent burst spread over every
- * replica in BASE_URLS, then a few more one after another. Every response is
- * judged by lib/ratelimit-rules.js; any broken rule fails a threshold, so k6
- * exits non-zero.
+ * Rate-limit exactness. One VU per key; each iteration takes a fresh
+ * clock-minute window and sends the key's limit plus some more: a few
+ * requests one after another, a concurrent burst spread over every replica in
+ * BASE_URLS, then a few more one after another. Every response is judged by
+ * lib/ratelimit-rules.js; any broken rule fails a threshold, so k6 exits
+ * non-zero. With several BASE_URLS the run also shows that the replicas share
+ * one count: what they admitted together in a window is exactly the limit,
+ * and every replica admitted its part.
  *
  *   ADMIN_URL=http://localhost:8081 ADMIN_TOKEN=… k6 run loadtest/ratelimit.js
  *   API_KEY=wsk_… k6 run loadtest/ratelimit.js
@@ -13,10 +15,12 @@
 import http from "k6/http";
 import { check, sleep } from "k6";
 import exec from "k6/execution";
-import { Counter } from "k6/metrics";
-import { authHeaders, createKey, provisionWorkspace, targetFor } from "./lib/api.js";
+import { Counter, Rate } from "k6/metrics";
+import { authHeaders, createKey, deleteWorkspace, provisionWorkspace, targetFor } from "./lib/api.js";
+import { CLEANUP_THRESHOLDS, cleanupNotes } from "./lib/cleanup.js";
 import { baseUrls, booleanFrom, credentials, integerFrom } from "./lib/config.js";
 import { judgeRateLimitRun, msUntilNextWindow, readRateLimitHeaders } from "./lib/ratelimit-rules.js";
+import { summaryOutputs } from "./lib/summary.js";
 
 const URLS = baseUrls(__ENV);
 const CREDENTIALS = credentials(__ENV);
@@ -33,6 +37,11 @@ const PATH = __ENV.RL_PATH || "/v1/new-page?per_page=1";
 const ONLY_LIMIT = booleanFrom(__ENV, "RL_ONLY_LIMIT", false);
 const TAIL = 3;
 const SCENARIO = "windows";
+const REPLICAS = URLS.length;
+// Each replica gets one of the first requests, all within a fresh key's limit:
+// a correct limiter admits them, so every replica must have admitted some.
+const EVERY_REPLICA_ADMITS = REPLICAS > 1 && CREDENTIALS.mode === "admin" && Math.min(SEQUENTIAL, LIMIT) >= REPLICAS;
+const PROGRESS_EVERY_MS = 10000;
 
 if (CREDENTIALS.mode === "admin" && EXTRA !== null && EXTRA > LIMIT) {
   throw new Error("RL_EXTRA: " + EXTRA + " would send past twice RL_LIMIT (" + LIMIT + ") and get the key suspended");
@@ -44,12 +53,29 @@ const transportErrors = new Counter("ratelimit_transport_errors");
 const admittedCount = new Counter("ratelimit_admitted");
 const rejectedCount = new Counter("ratelimit_rejected");
 const windowsJudged = new Counter("ratelimit_windows");
+// Windows held to the exact count: 1 when what every replica admitted adds up to the limit.
+const exactWindows = new Rate("ratelimit_exact_windows");
 // k6 skips thresholds of metrics that got no sample: setup() adds a 0, so a run
 // whose iterations all died before judging fails instead of passing vacuously.
 const runsJudged = new Counter("ratelimit_runs_judged");
 
 // 429 is what this test is for: only other statuses count as failed requests.
 http.setResponseCallback(ONLY_LIMIT ? http.expectedStatuses({ min: 100, max: 599 }) : http.expectedStatuses({ min: 200, max: 299 }, 429));
+
+/** @type {Record<string, string[]>} */
+const thresholds = {
+  ratelimit_violations: ["count==0"],
+  ratelimit_unexercised_windows: ["count==0"],
+  ratelimit_transport_errors: ["count==0"],
+  ratelimit_runs_judged: ["count>=" + KEYS * WINDOWS],
+  ratelimit_exact_windows: ["rate==1"],
+  ["http_req_failed{scenario:" + SCENARIO + "}"]: ["rate==0"],
+  ["checks{scenario:" + SCENARIO + "}"]: ["rate==1"],
+};
+if (EVERY_REPLICA_ADMITS) {
+  for (let i = 0; i < REPLICAS; i += 1) thresholds["ratelimit_admitted{replica:" + i + "}"] = ["count>0"];
+}
+Object.assign(thresholds, CLEANUP_THRESHOLDS);
 
 /** @type {import("k6/options").Options} */
 export const options = {
@@ -66,20 +92,14 @@ export const options = {
       gracefulStop: "30s",
     },
   },
-  thresholds: {
-    ratelimit_violations: ["count==0"],
-    ratelimit_unexercised_windows: ["count==0"],
-    ratelimit_transport_errors: ["count==0"],
-    ratelimit_runs_judged: ["count>=" + KEYS * WINDOWS],
-    ["http_req_failed{scenario:" + SCENARIO + "}"]: ["rate==0"],
-    ["checks{scenario:" + SCENARIO + "}"]: ["rate==1"],
-  },
+  thresholds,
 };
 
 /**
  * @typedef {Object} SetupData
  * @property {string[]} keys
  * @property {boolean} provisioned
+ * @property {import("./lib/api.js").Workspace | null} workspace the one setup() provisioned, deleted by teardown()
  */
 
 /** @returns {SetupData} */
@@ -88,23 +108,54 @@ export function setup() {
   violations.add(0);
   unexercised.add(0);
   transportErrors.add(0);
-  if (CREDENTIALS.mode === "keys") return { keys: CREDENTIALS.keys, provisioned: false };
+  if (CREDENTIALS.mode === "keys") return { keys: CREDENTIALS.keys, provisioned: false, workspace: null };
   const admin = { adminUrl: CREDENTIALS.adminUrl, adminToken: CREDENTIALS.adminToken };
   const workspace = provisionWorkspace(admin, "k6 ratelimit");
   /** @type {string[]} */
   const keys = [];
-  for (let i = 0; i < KEYS; i += 1) {
-    keys.push(createKey(admin, workspace, { name: "k6 ratelimit " + (i + 1), scopes: ["docs:read"], rateLimitPerMinute: LIMIT }));
+  try {
+    for (let i = 0; i < KEYS; i += 1) {
+      keys.push(createKey(admin, workspace, { name: "k6 ratelimit " + (i + 1), scopes: ["docs:read"], rateLimitPerMinute: LIMIT }));
+    }
+  } catch (e) {
+    // teardown() does not run after a failed setup(): clean up here.
+    deleteWorkspace(admin, workspace);
+    throw e;
   }
-  return { keys, provisioned: true };
+  return { keys, provisioned: true, workspace };
+}
+
+/** @param {SetupData} data */
+export function teardown(data) {
+  if (data.workspace === null || CREDENTIALS.mode !== "admin") return;
+  deleteWorkspace({ adminUrl: CREDENTIALS.adminUrl, adminToken: CREDENTIALS.adminToken }, data.workspace);
 }
 
 /** The latest window end this VU's key was used in, unix seconds. */
 let lastReset = 0;
 
-/** @param {number} ms */
-function sleepMs(ms) {
-  if (ms > 0) sleep(ms / 1000);
+/** @param {number} ms since the epoch */
+function clockTime(ms) {
+  return new Date(ms).toISOString().slice(11, 19) + "Z";
+}
+
+/**
+ * Sleeps, saying why and how long on the console every few seconds, so a run
+ * waiting up to a minute for its window is not mistaken for a hung one. Every
+ * key waits for the same window: only the first VU speaks.
+ * @param {number} ms
+ * @param {string} why
+ */
+function waitFor(ms, why) {
+  if (ms <= 0) return;
+  const until = Date.now() + ms;
+  const speaks = exec.vu.idInTest === 1 && ms >= 1000;
+  if (speaks) console.log("waiting " + Math.ceil(ms / 1000) + " s, until " + clockTime(until) + ": " + why);
+  for (let left = ms; left > 0; left = until - Date.now()) {
+    sleep(Math.min(left, PROGRESS_EVERY_MS) / 1000);
+    const still = until - Date.now();
+    if (speaks && still >= 1000) console.log("waiting: " + Math.ceil(still / 1000) + " s to go");
+  }
 }
 
 /**
@@ -114,10 +165,10 @@ function sleepMs(ms) {
  * @param {boolean} mustAlign
  */
 function waitForFreshWindow(mustAlign) {
-  const afterLast = lastReset * 1000 + CLOCK_SKEW_MS - Date.now();
-  sleepMs(afterLast);
+  waitFor(lastReset * 1000 + CLOCK_SKEW_MS - Date.now(), "the previous window of the keys is still open");
   const left = msUntilNextWindow(Date.now());
-  if (mustAlign || left < MIN_WINDOW_LEFT_S * 1000) sleepMs(left + CLOCK_SKEW_MS);
+  if (mustAlign) waitFor(left + CLOCK_SKEW_MS, "a key given with API_KEY may have been used in this window already; starting in the next one");
+  else if (left < MIN_WINDOW_LEFT_S * 1000) waitFor(left + CLOCK_SKEW_MS, "less than RL_MIN_WINDOW_LEFT=" + MIN_WINDOW_LEFT_S + " s of this window left; starting in the next one");
 }
 
 /**
@@ -126,10 +177,12 @@ function waitForFreshWindow(mustAlign) {
  */
 function requestFor(key, n) {
   const url = targetFor(URLS, n);
+  const replica = URLS.indexOf(url);
   return {
     method: "GET",
     url: url + PATH,
-    params: { headers: authHeaders(key), tags: { name: "GET " + PATH, replica: String(URLS.indexOf(url)) } },
+    replica,
+    params: { headers: authHeaders(key), tags: { name: "GET " + PATH, replica: String(replica) } },
   };
 }
 
@@ -138,10 +191,11 @@ function requestFor(key, n) {
  * @param {number} sentAt
  * @param {number} receivedAt
  * @param {number} order
+ * @param {number} replica
  * @returns {import("./lib/ratelimit-rules.js").Observation}
  */
-function observe(res, sentAt, receivedAt, order) {
-  return { status: res.status, headers: res.headers, body: typeof res.body === "string" ? res.body : null, sentAt, receivedAt, order };
+function observe(res, sentAt, receivedAt, order, replica) {
+  return { status: res.status, headers: res.headers, body: typeof res.body === "string" ? res.body : null, sentAt, receivedAt, order, replica };
 }
 
 /** @param {SetupData} data */
@@ -161,7 +215,7 @@ export default function (data) {
     n += 1;
     const sentAt = Date.now();
     const res = http.get(request.url, request.params);
-    observations.push(observe(res, sentAt, Date.now(), order));
+    observations.push(observe(res, sentAt, Date.now(), order, request.replica));
     return res;
   };
 
@@ -178,15 +232,19 @@ export default function (data) {
   let order = 1;
   for (let i = 1; i < head; i += 1) sendOne(order++);
   if (burst > 0) {
+    /** @type {Array<ReturnType<typeof requestFor>>} */
     const requests = [];
     for (let i = 0; i < burst; i += 1) {
       requests.push(requestFor(key, n));
       n += 1;
     }
     const sentAt = Date.now();
-    const responses = http.batch(requests);
+    const responses = http.batch(requests.map((r) => ({ method: r.method, url: r.url, params: r.params })));
     const receivedAt = Date.now();
-    for (const res of responses) observations.push(observe(res, sentAt, receivedAt, order));
+    responses.forEach((res, i) => {
+      const request = requests[i];
+      observations.push(observe(res, sentAt, receivedAt, order, request ? request.replica : -1));
+    });
     order += 1;
   }
   for (let i = 0; i < tail; i += 1) sendOne(order++);
@@ -210,13 +268,52 @@ export default function (data) {
   transportErrors.add(observations.filter((o) => o.status === 0).length, tags);
   windowsJudged.add(verdict.windows.length, tags);
   for (const w of verdict.windows) {
-    admittedCount.add(w.admitted, tags);
-    rejectedCount.add(w.rejected, tags);
+    for (const share of w.replicas) {
+      const replicaTags = { key: tags.key, replica: String(share.replica) };
+      admittedCount.add(share.admitted, replicaTags);
+      rejectedCount.add(share.rejected, replicaTags);
+    }
+    if (w.exact && w.saturated) exactWindows.add(w.admitted === w.limit, tags);
+    console.log("key " + tags.key + ", " + describeWindow(w));
     if (w.reset > lastReset) lastReset = w.reset;
   }
 
-  check(verdict, {
-    "every rate-limit rule held": (v) => v.violations.length === 0,
+  /** @type {Record<string, () => boolean>} */
+  const checks = {
+    "every rate-limit rule held": () => verdict.violations.length === 0,
     "a window went past the key's limit": () => saturated,
-  }, tags);
+  };
+  const exactName = REPLICAS > 1 ? "admitted over all " + REPLICAS + " replicas is exactly the limit" : "admitted is exactly the limit";
+  checks[exactName] = () => verdict.windows.every((w) => !(w.exact && w.saturated) || w.admitted === w.limit);
+  check(verdict, checks, tags);
+}
+
+/**
+ * One line per window: what was admitted against the limit, and by which replica.
+ * @param {import("./lib/ratelimit-rules.js").WindowSummary} w
+ */
+function describeWindow(w) {
+  const shares = REPLICAS > 1 ? " (" + w.replicas.map((r) => "replica " + r.replica + ": " + r.admitted).join(", ") + ")" : "";
+  return (
+    "window ending " + clockTime(w.reset * 1000) + ": " + w.admitted + " admitted" + shares + " of a limit of " + w.limit + ", " + w.rejected + " refused with 429" +
+    (w.exact ? "" : " (window shared with other traffic: only the bounds judged)")
+  );
+}
+
+/** @param {import("./lib/summary.js").SummaryData} data */
+export function handleSummary(data) {
+  const settings = {
+    base_urls: URLS,
+    keys: CREDENTIALS.mode === "admin" ? KEYS + " provisioned through " + CREDENTIALS.adminUrl : KEYS + " given with API_KEY",
+    limit: CREDENTIALS.mode === "admin" ? LIMIT : "each key's own",
+    extra: EXTRA === null ? "limit / 2" : EXTRA,
+    windows: WINDOWS,
+    sequential: SEQUENTIAL,
+    concurrency: CONCURRENCY,
+    min_window_left_s: MIN_WINDOW_LEFT_S,
+    path: PATH,
+    only_limit: ONLY_LIMIT,
+    clock_skew_ms: CLOCK_SKEW_MS,
+  };
+  return summaryOutputs(data, { script: "ratelimit", settings, notes: cleanupNotes(data.metrics) }, __ENV, new Date());
 }

@@ -9,10 +9,13 @@
  *   ADMIN_URL=http://localhost:8081 ADMIN_TOKEN=… DURATION=2h k6 run loadtest/soak.js
  */
 import exec from "k6/execution";
+import { CLEANUP_THRESHOLDS, cleanupNotes } from "./lib/cleanup.js";
 import { baseUrls, credentials, durationFrom, durationSeconds, integerFrom, numberFrom } from "./lib/config.js";
-import { parseMix } from "./lib/mix.js";
+import { mixWeights, parseMix } from "./lib/mix.js";
 import { constantArrivalScenario, soakPhaseAt, WORKLOAD_OPTIONS } from "./lib/profiles.js";
-import { runOperation, setupWorkload, workloadThresholds } from "./lib/workload.js";
+import { summaryOutputs } from "./lib/summary.js";
+import { droppedIterationsThreshold, operationTargetsFrom, operationThresholds, workloadThresholds } from "./lib/thresholds.js";
+import { runOperation, setupWorkload, teardownWorkload } from "./lib/workload.js";
 
 const URLS = baseUrls(__ENV);
 const CREDENTIALS = credentials(__ENV);
@@ -25,12 +28,20 @@ const SEED_PAGES = integerFrom(__ENV, "SEED_PAGES", 20, { min: 1, max: 1000 });
 const P95_MS = numberFrom(__ENV, "P95_MS", 300, { min: 1 });
 const P99_MS = numberFrom(__ENV, "P99_MS", 800, { min: 1 });
 const ERROR_RATE = numberFrom(__ENV, "ERROR_RATE", 0.01, { min: 0, max: 1 });
+const P95_BY_OPERATION = operationTargetsFrom(__ENV, "OP_P95_MS");
+const DROPPED_RATE = numberFrom(__ENV, "DROPPED_RATE", 0.01, { min: 0, max: 1 });
+const PLANNED = RATE * TOTAL_SECONDS;
 const SCENARIO = "soak";
 
 const thresholds = workloadThresholds(SCENARIO, { p95: P95_MS, p99: P99_MS, errorRate: ERROR_RATE });
-thresholds["http_req_duration{scenario:" + SCENARIO + ",phase:final}"] = ["p(95)<" + P95_MS, "p(99)<" + P99_MS];
-thresholds["http_req_failed{scenario:" + SCENARIO + ",phase:final}"] = ["rate<" + ERROR_RATE];
-thresholds.dropped_iterations = ["count<" + Math.max(1, Math.ceil(RATE * TOTAL_SECONDS * 0.01))];
+Object.assign(thresholds, operationThresholds(SCENARIO, MIX, { p95: P95_MS, errorRate: ERROR_RATE, p95ByOperation: P95_BY_OPERATION }));
+// Every phase to the same targets: the table of phases then shows a drift at a glance.
+for (const phase of ["early", "middle", "final"]) {
+  thresholds["http_req_duration{scenario:" + SCENARIO + ",phase:" + phase + "}"] = ["p(95)<" + P95_MS, "p(99)<" + P99_MS];
+  thresholds["http_req_failed{scenario:" + SCENARIO + ",phase:" + phase + "}"] = ["rate<" + ERROR_RATE];
+}
+thresholds.dropped_iterations = droppedIterationsThreshold(PLANNED, DROPPED_RATE);
+Object.assign(thresholds, CLEANUP_THRESHOLDS);
 
 /** @type {import("k6/options").Options} */
 export const options = Object.assign({}, WORKLOAD_OPTIONS, {
@@ -46,4 +57,25 @@ export function setup() {
 export default function (data) {
   const phase = soakPhaseAt(TOTAL_SECONDS, (Date.now() - exec.scenario.startTime) / 1000);
   runOperation(data, MIX, { phase });
+}
+
+/** @param {import("./lib/workload.js").WorkloadData} data */
+export function teardown(data) {
+  teardownWorkload(data, CREDENTIALS);
+}
+
+/** @param {import("./lib/summary.js").SummaryData} data */
+export function handleSummary(data) {
+  const settings = {
+    base_urls: URLS,
+    keys: CREDENTIALS.mode === "admin" ? "provisioned through " + CREDENTIALS.adminUrl : "API_KEY",
+    rate_per_s: RATE,
+    duration: DURATION,
+    planned_iterations: PLANNED,
+    vus: VUS,
+    seed_pages: SEED_PAGES,
+    targets: { p95_ms: P95_MS, p99_ms: P99_MS, error_rate: ERROR_RATE, p95_ms_by_operation: P95_BY_OPERATION, dropped_rate: DROPPED_RATE },
+    mix: mixWeights(MIX),
+  };
+  return summaryOutputs(data, { script: SCENARIO, settings, notes: cleanupNotes(data.metrics) }, __ENV, new Date());
 }

@@ -8,10 +8,13 @@
  *   ADMIN_URL=http://localhost:8081 ADMIN_TOKEN=… k6 run loadtest/spike.js
  */
 import exec from "k6/execution";
+import { CLEANUP_THRESHOLDS, cleanupNotes } from "./lib/cleanup.js";
 import { baseUrls, credentials, durationFrom, integerFrom, numberFrom } from "./lib/config.js";
-import { parseMix } from "./lib/mix.js";
-import { spikePhaseAt, spikeStages, WORKLOAD_OPTIONS } from "./lib/profiles.js";
-import { runOperation, setupWorkload } from "./lib/workload.js";
+import { mixWeights, parseMix } from "./lib/mix.js";
+import { spikePhaseAt, spikePlannedIterations, spikeStages, WORKLOAD_OPTIONS } from "./lib/profiles.js";
+import { summaryOutputs } from "./lib/summary.js";
+import { checkRateAbove, droppedIterationsThreshold, operationTargetsFrom, operationThresholds } from "./lib/thresholds.js";
+import { runOperation, setupWorkload, teardownWorkload } from "./lib/workload.js";
 
 const URLS = baseUrls(__ENV);
 const CREDENTIALS = credentials(__ENV);
@@ -30,6 +33,9 @@ const P95_MS = numberFrom(__ENV, "P95_MS", 300, { min: 1 });
 const ERROR_RATE = numberFrom(__ENV, "ERROR_RATE", 0.01, { min: 0, max: 1 });
 const SPIKE_P95_MS = numberFrom(__ENV, "SPIKE_P95_MS", 1500, { min: 1 });
 const SPIKE_ERROR_RATE = numberFrom(__ENV, "SPIKE_ERROR_RATE", 0.05, { min: 0, max: 1 });
+const SPIKE_P95_BY_OPERATION = operationTargetsFrom(__ENV, "OP_P95_MS");
+const DROPPED_RATE = numberFrom(__ENV, "DROPPED_RATE", 0.01, { min: 0, max: 1 });
+const PLANNED = spikePlannedIterations(PLAN);
 const SCENARIO = "spike";
 
 /** @type {Record<string, string[]>} */
@@ -42,8 +48,15 @@ for (const phase of ["baseline", "recovery"]) {
   thresholds["http_req_duration{scenario:" + SCENARIO + ",phase:" + phase + "}"] = ["p(95)<" + P95_MS];
   thresholds["http_req_failed{scenario:" + SCENARIO + ",phase:" + phase + "}"] = ["rate<" + ERROR_RATE];
 }
-thresholds["checks{scenario:" + SCENARIO + "}"] = ["rate>" + Number((1 - SPIKE_ERROR_RATE).toFixed(6))];
+thresholds["checks{scenario:" + SCENARIO + "}"] = [checkRateAbove(SPIKE_ERROR_RATE)];
 thresholds.operations_completed = ["count>0"];
+// The peak itself, and each operation over the whole run, to the spike's targets.
+thresholds["http_req_duration{scenario:" + SCENARIO + ",phase:spike}"] = ["p(95)<" + SPIKE_P95_MS];
+thresholds["http_req_failed{scenario:" + SCENARIO + ",phase:spike}"] = ["rate<" + SPIKE_ERROR_RATE];
+Object.assign(thresholds, operationThresholds(SCENARIO, MIX, { p95: SPIKE_P95_MS, errorRate: SPIKE_ERROR_RATE, p95ByOperation: SPIKE_P95_BY_OPERATION }));
+// The scenario promises its arrival rate at every stage, the peak included.
+thresholds.dropped_iterations = droppedIterationsThreshold(PLANNED, DROPPED_RATE);
+Object.assign(thresholds, CLEANUP_THRESHOLDS);
 
 /** @type {import("k6/options").Options} */
 export const options = Object.assign({}, WORKLOAD_OPTIONS, {
@@ -74,4 +87,31 @@ export function setup() {
 export default function (data) {
   const phase = spikePhaseAt(PLAN, (Date.now() - exec.scenario.startTime) / 1000);
   runOperation(data, MIX, { phase });
+}
+
+/** @param {import("./lib/workload.js").WorkloadData} data */
+export function teardown(data) {
+  teardownWorkload(data, CREDENTIALS);
+}
+
+/** @param {import("./lib/summary.js").SummaryData} data */
+export function handleSummary(data) {
+  const settings = {
+    base_urls: URLS,
+    keys: CREDENTIALS.mode === "admin" ? "provisioned through " + CREDENTIALS.adminUrl : "API_KEY",
+    plan: { base_rate_per_s: PLAN.baseRate, spike_rate_per_s: PLAN.spikeRate, warm: PLAN.warm, ramp: PLAN.ramp, hold: PLAN.hold, recover: PLAN.recover },
+    planned_iterations: PLANNED,
+    vus: VUS,
+    seed_pages: SEED_PAGES,
+    targets: {
+      p95_ms: P95_MS,
+      error_rate: ERROR_RATE,
+      spike_p95_ms: SPIKE_P95_MS,
+      spike_error_rate: SPIKE_ERROR_RATE,
+      p95_ms_by_operation: SPIKE_P95_BY_OPERATION,
+      dropped_rate: DROPPED_RATE,
+    },
+    mix: mixWeights(MIX),
+  };
+  return summaryOutputs(data, { script: SCENARIO, settings, notes: cleanupNotes(data.metrics) }, __ENV, new Date());
 }

@@ -1,10 +1,19 @@
 // @ts-check
 /**
  * The k6 side of talking to the system: authenticated requests to the public
- * gateway and provisioning through the management API (contract section 8).
- * Only setup() provisions; iterations only use keys.
+ * gateway and provisioning through the management API on the gateway's
+ * internal port. Only setup() provisions and only teardown() cleans up;
+ * iterations only use keys.
  */
 import http from "k6/http";
+import { Counter } from "k6/metrics";
+import { deleteOutcome } from "./cleanup.js";
+
+const cleanupCounters = {
+  deleted: new Counter("cleanup_deleted"),
+  unsupported: new Counter("cleanup_unsupported"),
+  failed: new Counter("cleanup_failed"),
+};
 
 /**
  * @typedef {Object} Admin
@@ -16,6 +25,7 @@ import http from "k6/http";
  * @typedef {Object} Workspace
  * @property {string} workspaceId
  * @property {string} ownerId
+ * @property {string} name
  */
 
 /**
@@ -71,7 +81,8 @@ function adminPost(admin, path, body, name) {
  */
 export function provisionWorkspace(admin, label) {
   const id = runId();
-  const workspace = adminPost(admin, "/admin/v1/workspaces", { name: label + " " + id }, "admin create workspace");
+  const name = label + " " + id;
+  const workspace = adminPost(admin, "/admin/v1/workspaces", { name }, "admin create workspace");
   const workspaceId = String(workspace.id);
   const owner = adminPost(
     admin,
@@ -79,7 +90,29 @@ export function provisionWorkspace(admin, label) {
     { email: "k6-owner-" + id + "@example.com", name: "k6 owner", role: "owner" },
     "admin create member",
   );
-  return { workspaceId, ownerId: String(owner.id) };
+  return { workspaceId, ownerId: String(owner.id), name };
+}
+
+/**
+ * Deletes a provisioned workspace (and with it the run's keys and data), for
+ * teardown(). Never throws: a server without the call leaves it in place.
+ * @param {Admin} admin
+ * @param {Workspace} workspace
+ */
+export function deleteWorkspace(admin, workspace) {
+  const path = "/admin/v1/workspaces/" + workspace.workspaceId;
+  const res = http.del(admin.adminUrl + path, null, {
+    headers: { Authorization: "Bearer " + admin.adminToken },
+    tags: { name: "admin delete workspace" },
+    // Not a failed request when the server has no such call: k6's http_req_failed stays clean.
+    responseCallback: http.expectedStatuses({ min: 200, max: 299 }, 404, 405),
+  });
+  const outcome = deleteOutcome(res.status);
+  cleanupCounters[outcome].add(1);
+  const what = "workspace " + JSON.stringify(workspace.name) + " (" + workspace.workspaceId + ")";
+  if (outcome === "deleted") console.log("cleanup: deleted " + what);
+  else if (outcome === "unsupported") console.warn("cleanup: DELETE " + path + " answered " + res.status + ": this server cannot delete workspaces, so " + what + " is left in place");
+  else console.error("cleanup: DELETE " + path + " answered " + res.status + (res.error ? " (" + res.error + ")" : "") + "; " + what + " may be left in place");
 }
 
 /**

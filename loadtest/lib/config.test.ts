@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { baseUrls, booleanFrom, credentials, durationFrom, durationSeconds, integerFrom, numberFrom } from "./config.js";
 import { DEFAULT_MIX, keyLimitFor, parseMix, pickOperation } from "./mix.js";
-import { soakPhaseAt, spikePhaseAt, spikeStages, spikeTotalSeconds } from "./profiles.js";
+import { soakPhaseAt, spikePhaseAt, spikePlannedIterations, spikeStages, spikeTotalSeconds } from "./profiles.js";
 
 describe("base URLs", () => {
   test("when nothing is set, then requests go to the gateway npm start runs", () => {
@@ -91,6 +91,11 @@ describe("load shapes", () => {
   test("when a spike is planned, then it climbs, holds and falls back to the base rate", () => {
     expect(spikeStages(plan).map((s) => s.target)).toEqual([20, 300, 300, 20, 20]);
     expect(spikeTotalSeconds(plan)).toBe(170);
+  });
+
+  test("when a spike is planned, then its planned iterations count each ramp at the mean of its ends", () => {
+    // 30 s at 20, two 10 s ramps between 20 and 300, 60 s at 300, 60 s at 20.
+    expect(spikePlannedIterations(plan)).toBe(30 * 20 + 2 * 10 * 160 + 60 * 300 + 60 * 20);
   });
 
   test("when requests are tagged during a spike, then the phase follows the plan", () => {

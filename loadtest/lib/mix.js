@@ -63,6 +63,18 @@ export function parseMix(text) {
 }
 
 /**
+ * The mix as `{ operation: weight }`, the way reports show it.
+ * @param {Mix} mix
+ * @returns {Record<string, number>}
+ */
+export function mixWeights(mix) {
+  /** @type {Record<string, number>} */
+  const weights = {};
+  for (const entry of mix) weights[entry.operation] = entry.weight;
+  return weights;
+}
+
+/**
  * @param {Mix} mix
  * @param {number} random a number in [0, 1), e.g. Math.random()
  * @returns {Operation}

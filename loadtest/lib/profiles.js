@@ -74,6 +74,16 @@ export function spikeTotalSeconds(plan) {
   return durationSeconds(plan.warm) + 2 * durationSeconds(plan.ramp) + durationSeconds(plan.hold) + durationSeconds(plan.recover);
 }
 
+/**
+ * Iterations the spike's stages ask for: k6 moves the rate linearly within a
+ * stage, so a ramp asks for the mean of its two ends.
+ * @param {SpikePlan} plan
+ */
+export function spikePlannedIterations(plan) {
+  const ramp = durationSeconds(plan.ramp) * (plan.baseRate + plan.spikeRate) / 2;
+  return Math.round(plan.baseRate * durationSeconds(plan.warm) + 2 * ramp + plan.spikeRate * durationSeconds(plan.hold) + plan.baseRate * durationSeconds(plan.recover));
+}
+
 /** @typedef {"early" | "middle" | "final"} SoakPhase */
 
 /**

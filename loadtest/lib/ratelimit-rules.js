@@ -1,7 +1,6 @@
 // @ts-check
 /**
- * The rules of a fixed one-minute rate-limit window (contract section 7),
- * judged from the outside: what a client sees in status codes, headers and
+ * The rules of a fixed one-minute rate-limit window, judged from the outside: what a client sees in status codes, headers and
  * bodies. No k6 imports, so the same judge runs inside k6 and in bun tests
  * against real responses.
  *
@@ -58,6 +57,7 @@ export const RULES = {
  * @property {number} [receivedAt] ms since the epoch, taken after the response arrived
  * @property {number} [order] happens-before: every request of a lower order had its
  *   response before any request of a higher order was sent; equal orders ran concurrently
+ * @property {number} [replica] which gateway replica answered (index in BASE_URLS)
  */
 
 /**
@@ -93,6 +93,15 @@ export const RULES = {
  * @property {number} rejected 429s
  * @property {boolean} exact whether counts were held to the exact rule
  * @property {boolean} saturated more requests than the limit were answered in it
+ * @property {ReplicaShare[]} replicas what each replica answered, by replica index
+ *   (empty when the observations do not say which replica answered)
+ */
+
+/**
+ * @typedef {Object} ReplicaShare
+ * @property {number} replica
+ * @property {number} admitted
+ * @property {number} rejected
  */
 
 /**
@@ -438,7 +447,26 @@ function judgeWindow(reset, group, opts, fresh, unknown, violations) {
     rejected,
     exact,
     saturated: limit !== undefined && group.length > limit,
+    replicas: replicaShares(group),
   };
+}
+
+/**
+ * @param {Counted[]} group
+ * @returns {ReplicaShare[]}
+ */
+function replicaShares(group) {
+  /** @type {Map<number, ReplicaShare>} */
+  const byReplica = new Map();
+  for (const c of group) {
+    const replica = c.observation.replica;
+    if (replica === undefined) continue;
+    const share = byReplica.get(replica) || { replica, admitted: 0, rejected: 0 };
+    if (c.admitted) share.admitted += 1;
+    else share.rejected += 1;
+    byReplica.set(replica, share);
+  }
+  return Array.from(byReplica.values()).sort((a, b) => a.replica - b.replica);
 }
 
 /**

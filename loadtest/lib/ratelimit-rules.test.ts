@@ -100,7 +100,20 @@ describe("a window kept to the rules", () => {
     const verdict = judgeRateLimitRun(correctWindow({ limit: 30, sent: 45 }), { expectedLimit: 30 });
     expect(verdict.violations).toEqual([]);
     expect(verdict.windows).toEqual([
-      { reset: windowEndAt(WINDOW_START), limit: 30, total: 45, admitted: 30, rejected: 15, exact: true, saturated: true },
+      { reset: windowEndAt(WINDOW_START), limit: 30, total: 45, admitted: 30, rejected: 15, exact: true, saturated: true, replicas: [] },
+    ]);
+  });
+
+  test("when requests go round robin over three replicas, then the window tells what each replica admitted and refused", () => {
+    const observations = correctWindow({ limit: 30, sent: 47 }).map((o, i) => ({ ...o, replica: i % 3 }));
+    const verdict = judgeRateLimitRun(observations, { expectedLimit: 30 });
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.windows.map((w) => w.replicas)).toEqual([
+      [
+        { replica: 0, admitted: 10, rejected: 6 },
+        { replica: 1, admitted: 10, rejected: 6 },
+        { replica: 2, admitted: 10, rejected: 5 },
+      ],
     ]);
   });
 

@@ -8,7 +8,7 @@ import http from "k6/http";
 import { check } from "k6";
 import exec from "k6/execution";
 import { Counter } from "k6/metrics";
-import { authHeaders, createKey, provisionWorkspace, runId, targetFor } from "./api.js";
+import { authHeaders, createKey, deleteWorkspace, provisionWorkspace, runId, targetFor } from "./api.js";
 import { keyLimitFor, pickOperation, WORKLOAD_SCOPES } from "./mix.js";
 import { readRateLimitHeaders } from "./ratelimit-rules.js";
 import {
@@ -32,6 +32,7 @@ const completed = new Counter("operations_completed");
  * @property {string[]} pageIds seeded pages: read, never changed
  * @property {string} calendarId
  * @property {string} searchTerm a word every seeded title contains
+ * @property {import("./api.js").Workspace | null} workspace the one setup() provisioned, deleted by teardown()
  */
 
 /**
@@ -63,24 +64,45 @@ function expectCreated(res, what) {
  */
 export function setupWorkload(settings) {
   completed.add(0);
-  const needed = keyLimitFor(settings.peakPerSecond);
-  const base = targetFor(settings.urls, 0);
-  let key;
-  if (settings.credentials.mode === "admin") {
-    const admin = { adminUrl: settings.credentials.adminUrl, adminToken: settings.credentials.adminToken };
-    const workspace = provisionWorkspace(admin, settings.label);
-    key = createKey(admin, workspace, { name: settings.label, scopes: WORKLOAD_SCOPES, rateLimitPerMinute: needed });
-  } else {
-    key = settings.credentials.keys[0] || "";
-    const probe = http.get(base + "/v1/new-page?per_page=1", { headers: authHeaders(key), tags: { name: "setup probe" } });
-    if (probe.status !== 200) throw new Error("API_KEY cannot list pages: GET /v1/new-page answered " + probe.status + (probe.error ? " (" + probe.error + ")" : ""));
-    const limit = readRateLimitHeaders(probe.headers).limit;
-    const sent = Math.ceil(settings.peakPerSecond * 60);
-    if (limit !== null && limit < sent) {
-      throw new Error("API_KEY allows " + limit + " requests a minute but this run sends up to " + sent + "; lower the rate or let the script provision a key (ADMIN_URL, ADMIN_TOKEN)");
-    }
+  const credentials = settings.credentials;
+  if (credentials.mode === "keys") {
+    const key = credentials.keys[0] || "";
+    checkGivenKey(settings, key);
+    return Object.assign({ urls: settings.urls, key, workspace: null }, seed(settings, key));
   }
+  const admin = { adminUrl: credentials.adminUrl, adminToken: credentials.adminToken };
+  const workspace = provisionWorkspace(admin, settings.label);
+  try {
+    const key = createKey(admin, workspace, { name: settings.label, scopes: WORKLOAD_SCOPES, rateLimitPerMinute: keyLimitFor(settings.peakPerSecond) });
+    return Object.assign({ urls: settings.urls, key, workspace }, seed(settings, key));
+  } catch (e) {
+    // teardown() does not run after a failed setup(): clean up here.
+    deleteWorkspace(admin, workspace);
+    throw e;
+  }
+}
 
+/**
+ * A given key must be able to list pages and allow the run's rate.
+ * @param {WorkloadSettings} settings
+ * @param {string} key
+ */
+function checkGivenKey(settings, key) {
+  const probe = http.get(targetFor(settings.urls, 0) + "/v1/new-page?per_page=1", { headers: authHeaders(key), tags: { name: "setup probe" } });
+  if (probe.status !== 200) throw new Error("API_KEY cannot list pages: GET /v1/new-page answered " + probe.status + (probe.error ? " (" + probe.error + ")" : ""));
+  const limit = readRateLimitHeaders(probe.headers).limit;
+  const sent = Math.ceil(settings.peakPerSecond * 60);
+  if (limit !== null && limit < sent) {
+    throw new Error("API_KEY allows " + limit + " requests a minute but this run sends up to " + sent + "; lower the rate or let the script provision a key (ADMIN_URL, ADMIN_TOKEN)");
+  }
+}
+
+/**
+ * Pages to read and a calendar to add events to.
+ * @param {WorkloadSettings} settings
+ * @param {string} key
+ */
+function seed(settings, key) {
   const searchTerm = "k6seed" + runId();
   const headers = authHeaders(key);
   /** @type {string[]} */
@@ -90,9 +112,11 @@ export function setupWorkload(settings) {
     const res = http.post(targetFor(settings.urls, i) + "/v1/new-page", JSON.stringify(body), { headers, tags: { name: "setup seed page" } });
     pageIds.push(expectCreated(res, "a page"));
   }
-  const calendar = http.post(base + "/api/calendar/calendars/", JSON.stringify({ name: settings.label + " " + searchTerm }), { headers, tags: { name: "setup seed calendar" } });
-  const calendarId = expectCreated(calendar, "a calendar");
-  return { urls: settings.urls, key, pageIds, calendarId, searchTerm };
+  const calendar = http.post(targetFor(settings.urls, 0) + "/api/calendar/calendars/", JSON.stringify({ name: settings.label + " " + searchTerm }), {
+    headers,
+    tags: { name: "setup seed calendar" },
+  });
+  return { pageIds, calendarId: expectCreated(calendar, "a calendar"), searchTerm };
 }
 
 /** Pages this VU created, the only ones it updates or deletes. */
@@ -226,17 +250,13 @@ export function runOperation(data, mix, extraTags) {
 }
 
 /**
- * Scenario-scoped thresholds, so setup()'s seeding does not count.
- * @param {string} scenario
- * @param {{ p95: number, p99: number, errorRate: number }} targets
- * @returns {Record<string, string[]>}
+ * Deletes the workspace setup() provisioned. With API_KEY nothing was
+ * provisioned, and the run's pages, calendar and events stay in the key's
+ * workspace.
+ * @param {WorkloadData} data
+ * @param {import("./config.js").Credentials} credentials
  */
-export function workloadThresholds(scenario, targets) {
-  /** @type {Record<string, string[]>} */
-  const thresholds = {};
-  thresholds["http_req_duration{scenario:" + scenario + "}"] = ["p(95)<" + targets.p95, "p(99)<" + targets.p99];
-  thresholds["http_req_failed{scenario:" + scenario + "}"] = ["rate<" + targets.errorRate];
-  thresholds["checks{scenario:" + scenario + "}"] = ["rate>" + Number((1 - targets.errorRate).toFixed(6))];
-  thresholds.operations_completed = ["count>0"];
-  return thresholds;
+export function teardownWorkload(data, credentials) {
+  if (data.workspace === null || credentials.mode !== "admin") return;
+  deleteWorkspace({ adminUrl: credentials.adminUrl, adminToken: credentials.adminToken }, data.workspace);
 }
