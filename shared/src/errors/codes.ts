@@ -7,13 +7,17 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  idempotency_key_in_use: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   request_header_fields_too_large: 431,
   validation_error: 422,
+  idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
   key_suspended: 429,
   internal_error: 500,
   service_unavailable: 503,
+  outcome_unknown: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

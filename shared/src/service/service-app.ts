@@ -10,6 +10,7 @@ import type { PublicHandlers, ServiceOperationId } from "../operations/public-op
 import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operation";
 import type { SigningKey } from "../principal/internal-token";
 import { serveOperations } from "./serve-operations";
+import { registerDateTimeFormat } from "../schemas/date-time";
 
 /** What a resource service's createApp is handed. */
 export interface ServiceDeps {
@@ -29,6 +30,7 @@ export interface ServiceDeps {
  */
 export function serviceApp<Service extends ServiceName>(deps: ServiceDeps, service: Service, handlers: PublicHandlers<ServiceOperationId<Service>>) {
   const { validationCode } = PUBLIC_SERVICES[service];
+  registerDateTimeFormat();
   const app = new Elysia({ normalize: "typebox" })
     .use(requestMetrics({ validationCode }))
     .use(errorHandler({ validationCode, logger: deps.logger }))

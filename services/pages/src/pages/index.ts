@@ -7,7 +7,7 @@ export function pageOperations(deps: ServiceDeps): PublicHandlers<"listPages" | 
     listPages: ({ principal, query }) => pages.listPages(deps.sql, principal, query),
     createPage: ({ principal, body }) => pages.createPage(deps.sql, principal, body),
     getPage: ({ principal, params }) => pages.getPage(deps.sql, principal, params.id),
-    updatePage: ({ principal, params, body }) => pages.updatePage(deps.sql, principal, params.id, body),
-    deletePage: ({ principal, params }) => pages.deletePage(deps.sql, principal, params.id),
+    updatePage: ({ principal, params, body, ifMatch }) => pages.updatePage(deps.sql, principal, params.id, body, ifMatch),
+    deletePage: ({ principal, params, ifMatch }) => pages.deletePage(deps.sql, principal, params.id, ifMatch),
   };
 }

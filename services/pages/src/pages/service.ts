@@ -3,7 +3,9 @@ import {
   assertCanAccess,
   isUuid,
   listVisibility,
+  preconditionFailed,
   readList,
+  requiredVersions,
   resolvePaging,
   resolveCreateTeam,
   uuidv7,
@@ -63,23 +65,27 @@ export function getPage(sql: Pool, principal: Principal, id: string): Promise<Pa
   return visiblePage(sql, principal, id, false);
 }
 
-export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody): Promise<Page> {
+/**
+ * The page is locked while access is checked, so the version condition in the
+ * update's own statement is all that can fail after it: a 412.
+ */
+export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody, ifMatch?: string): Promise<Page> {
   if (body.title === undefined && body.content === undefined) {
     throw ApiError.validation(["title", "content"], "Send at least one of title and content.");
   }
   assertStorable({ title: body.title, content: body.content });
   return sql.begin(async (tx) => {
     await visiblePage(tx, principal, id, true);
-    const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content });
-    if (!page) throw notFound();
+    const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content }, requiredVersions(ifMatch, id));
+    if (!page) throw preconditionFailed(WHAT);
     return page;
   });
 }
 
-export async function deletePage(sql: Pool, principal: Principal, id: string): Promise<void> {
+export async function deletePage(sql: Pool, principal: Principal, id: string, ifMatch?: string): Promise<void> {
   await sql.begin(async (tx) => {
     await visiblePage(tx, principal, id, true);
-    await pages.deletePage(tx, principal.workspace_id, id);
+    if (!(await pages.deletePage(tx, principal.workspace_id, id, requiredVersions(ifMatch, id)))) throw preconditionFailed(WHAT);
   });
 }
 
