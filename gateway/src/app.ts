@@ -2,7 +2,9 @@ import { Elysia } from "elysia";
 import { errorHandler, healthRoutes, jsonBodies, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminDeps } from "./admin/admin-context";
+import { withCors, type CorsOrigins } from "./cors";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
+import { answeringHead } from "./public/head-requests";
 
 export interface GatewayDeps {
   publicRequests: PublicRequestDeps;
@@ -15,6 +17,8 @@ export interface GatewayDeps {
   documentation?: Elysia;
   /** Served at `GET /metrics` on the internal app only. */
   metrics?: MetricsRegistry;
+  /** Browser origins allowed to call the public API (none unless configured). */
+  cors?: CorsOrigins;
 }
 
 const clientAddresses = new WeakMap<Request, string>();
@@ -40,14 +44,20 @@ export function createApp(deps: GatewayDeps) {
     .get("/metrics", () => (deps.metrics ? deps.metrics.response() : new Response("", { status: 404 })))
     .use(deps.adminToken ? adminRoutes(deps.admin, deps.adminToken) : new Elysia());
 
+  // Outermost first: CORS answers preflights before anything else; HEAD is served as GET.
+  const servePublic = withCors(
+    deps.cors ?? { kind: "none" },
+    answeringHead((request: Request, clientAddress?: string) => {
+      if (clientAddress) clientAddresses.set(request, clientAddress);
+      return publicApp.handle(request);
+    }),
+  );
+
   return {
     publicApp,
     adminApp,
     /** Fetch handlers that remember the client address the runtime reported. */
-    publicFetch: (request: Request, clientAddress?: string) => {
-      if (clientAddress) clientAddresses.set(request, clientAddress);
-      return publicApp.handle(request);
-    },
+    publicFetch: (request: Request, clientAddress?: string) => servePublic(request, clientAddress),
     adminFetch: (request: Request) => adminApp.handle(request),
   };
 }

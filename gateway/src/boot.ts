@@ -13,8 +13,10 @@ import { createResilientLimiter } from "./ratelimit/resilient-limiter";
 import type { RateLimiter } from "./ratelimit/limiter";
 import { createRouteTable } from "./routing/route-table";
 import { createGatewayMetrics } from "./metrics";
+import { createIdempotency } from "./idempotency";
 
 export const MIGRATIONS = new URL("./migrations/", import.meta.url);
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 function connectRedis(config: GatewayConfig): Redis | Cluster {
   const options = {
@@ -72,6 +74,12 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     limiter = createMemoryLimiter(suspension, epochs);
   }
 
+  const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: config.upstreamTimeoutMs });
+  // Expired keys are overwritten when reused anyway; this only gives their space back.
+  const purgeTimer = setInterval(() => {
+    idempotency.purgeExpired().catch((error: unknown) => logger.warn("idempotency purge failed", { error: String(error) }));
+  }, IDEMPOTENCY_PURGE_INTERVAL_MS);
+
   const metrics = createGatewayMetrics(limiterStats);
   let draining = false;
   const upstreamReady = (base: string) => async () => {
@@ -98,6 +106,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       logger,
       observe: metrics.observeRequest,
       onUpstreamError: metrics.observeUpstreamError,
+      idempotency,
     },
     admin: { sql: database.sql, epochs, keyPrefix: config.keyPrefix, logger },
     adminToken: config.adminToken,
@@ -111,6 +120,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     logger,
     documentation: documentationRoutes(),
     metrics: metrics.registry,
+    cors: config.corsOrigins,
   });
 
   return {
@@ -127,6 +137,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       draining = true;
     },
     async close() {
+      clearInterval(purgeTimer);
       await limiter.close();
       redis?.disconnect();
       await database.close();

@@ -1,5 +1,6 @@
 import process from "node:process";
 import { ConfigError, databaseConfig, envReader, internalSigningKey, logLevel, port, shutdownGraceMs } from "@ws/shared";
+import { parseCorsOrigins } from "./cors";
 
 /** Every setting of the gateway, read once at start; a bad value stops the process naming the variable. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env) {
@@ -28,6 +29,7 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
       calendar: env.url("CALENDAR_URL", ["http:", "https:"], "http://127.0.0.1:8092")!.replace(/\/$/, ""),
     },
     upstreamTimeoutMs: env.int("UPSTREAM_TIMEOUT_MS", 10_000, { min: 50, max: 600_000 }),
+    corsOrigins: parseCorsOrigins(env.optionalString("CORS_ALLOWED_ORIGINS")),
     signingKey: internalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),

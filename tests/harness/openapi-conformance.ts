@@ -56,9 +56,11 @@ export function describeOperation(method: string, pathname: string): { where: st
   const path = pathname.split("?")[0]!;
   const match = templates.find(({ pattern }) => pattern.test(path));
   if (!match) return { where: "x-unrouted-responses", responses: { "404": document["x-unrouted-responses"]["404"] } };
-  const operation = document.paths[match.template][method.toLowerCase()];
-  if (!operation) return { where: "x-unrouted-responses", responses: { "405": document["x-unrouted-responses"]["405"] } };
-  return { where: pointer("paths", match.template, method.toLowerCase(), "responses"), responses: operation.responses };
+  // HEAD is left implicit in the document: it answers as the path's GET does, without a body.
+  const documented = method.toUpperCase() === "HEAD" ? "get" : method.toLowerCase();
+  const operation = document.paths[match.template][documented];
+  if (!operation) return { where: pointer("paths", match.template, documented), responses: {} };
+  return { where: pointer("paths", match.template, documented, "responses"), responses: operation.responses };
 }
 
 /**

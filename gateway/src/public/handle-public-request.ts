@@ -7,6 +7,7 @@ import { readBodyWithin } from "../proxy/read-body";
 import { assertAllowed, rateLimitHeaders } from "../ratelimit/headers";
 import type { RateLimiter } from "../ratelimit/limiter";
 import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
+import type { Idempotency } from "../idempotency";
 import type { RouteTable } from "../routing/route-table";
 
 /** Larger header blocks are refused with the error object (the runtime's own parser limit is set far above). */
@@ -33,6 +34,8 @@ export interface PublicRequestDeps {
   /** Called once per request; `outcome` is the rate-limit decision when one was taken. */
   observe?: (event: { route: string; method: string; status: number; seconds: number; outcome?: string }) => void;
   onUpstreamError?: (service: ServiceName, kind: UpstreamErrorKind) => void;
+  /** Idempotency-Key on POSTs: replays a key's first answer instead of forwarding again. */
+  idempotency?: Idempotency;
 }
 
 /**
@@ -99,7 +102,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
         { method: request.method, path: url.pathname },
         deps.signingKey,
       );
-      response = await forward({
+      const send = () => forward({
         upstream: deps.upstreams[route.service],
         method: request.method,
         pathAndQuery: url.pathname + url.search,
@@ -110,6 +113,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
         timeoutMs: deps.upstreamTimeoutMs,
         onError: deps.onUpstreamError && ((kind) => deps.onUpstreamError!(route.service, kind)),
       });
+      response = deps.idempotency ? await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, body }, send) : await send();
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
       response.headers.set("x-request-id", requestId);
     } catch (error) {
