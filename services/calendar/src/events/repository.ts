@@ -158,10 +158,13 @@ export async function updateEvent(
   versions?: string[],
 ): Promise<CalendarEvent | null> {
   const columns = Object.keys(changes) as (keyof EventChanges)[];
+  const nextVersion = sql`updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond')`;
+  // The driver writes `"column" = value` pairs for a helper only after `update` in the same fragment.
+  const update = columns.length > 0
+    ? sql`update calendar_events set ${sql(changes, columns)}, ${nextVersion}`
+    : sql`update calendar_events set ${nextVersion}`;
   const [row] = await sql<EventRow[]>`
-    with e as (update calendar_events set
-        ${columns.length > 0 ? sql`${sql(changes, columns)},` : sql``}
-        updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond')
+    with e as (${update}
       where workspace_id = ${workspaceId} and id = ${id} ${versionCondition(sql, versions)}
       returning *)
     select ${eventColumns(sql)} from e`;
