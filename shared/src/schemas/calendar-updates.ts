@@ -42,6 +42,7 @@ export const UpdateEventBody = t.Object(
     title: "UpdateCalendarEventRequest",
     description:
       "Fields given replace their values; omitted fields keep theirs; at least one field is needed. `calendar_id` moves the event to another calendar the key can write. Unknown fields are ignored.",
+    examples: [{ title: "Design review (moved)", starts_at: "2026-03-03T10:00:00+01:00", ends_at: "2026-03-03T11:00:00+01:00", location: null }],
     // For the document: the service makes this check itself, to name every field.
     anyOf: UPDATABLE_EVENT_FIELDS.map((name) => ({ required: [name] })),
   },

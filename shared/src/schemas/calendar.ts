@@ -158,7 +158,7 @@ export const CreateCalendarBody = t.Object(
       t.Union([Uuid("The team; defaults to the key's team when it targets exactly one, else workspace level."), t.Null()]),
     ),
   },
-  { title: "CreateCalendarRequest" },
+  { title: "CreateCalendarRequest", examples: [{ name: "Engineering on-call" }] },
 );
 export type CreateCalendarBody = Static<typeof CreateCalendarBody>;
 
