@@ -59,7 +59,8 @@ export function describeOperation(method: string, pathname: string): { where: st
   // HEAD is left implicit in the document: it answers as the path's GET does, without a body.
   const documented = method.toUpperCase() === "HEAD" ? "get" : method.toLowerCase();
   const operation = document.paths[match.template][documented];
-  if (!operation) return { where: pointer("paths", match.template, documented), responses: {} };
+  // A method OpenAPI cannot name (PROPFIND, say) answers the 405 every path documents for the methods it can.
+  if (!operation) return { where: "x-unrouted-responses", responses: { "405": { $ref: "#/components/responses/MethodNotAllowed" } } };
   return { where: pointer("paths", match.template, documented, "responses"), responses: operation.responses };
 }
 

@@ -23,7 +23,8 @@ beforeAll(async () => {
   await database.sql`
     insert into api_keys (id, workspace_id, name, created_by, key_hash, display_prefix, scopes)
     values (${apiKeyId}, ${workspace}, 'k', ${member}, ${new Uint8Array([1, 2, 3])}, 'wsk_', '{}')`;
-});
+  // Starting PGlite and migrating takes seconds on a busy machine.
+}, 60_000);
 
 afterAll(async () => {
   await database.close();

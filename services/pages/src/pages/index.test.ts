@@ -26,7 +26,8 @@ beforeAll(async () => {
   database = await openDatabase({ dataDir, poolMax: 4 }, { pg_trgm });
   await migrate(database.sql, "pages", new URL("../migrations/", import.meta.url));
   app = createApp({ sql: database.sql, signingKey: key, logger: createLogger("pages", "error"), isDraining: () => false });
-});
+  // Starting PGlite and migrating takes seconds on a busy machine.
+}, 60_000);
 
 afterAll(async () => {
   await database.close();
