@@ -8,7 +8,8 @@ let system: TestSystem;
 
 beforeAll(async () => {
   system = await startSystem({ gatewayEnv: { CORS_ALLOWED_ORIGINS: `${APP}, http://localhost:5173` } });
-});
+  // Starting the processes takes more than a hook's default few seconds on a busy machine.
+}, 120_000);
 afterAll(async () => {
   await system?.stop();
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
   relay = await holdingRelay();
   system = await startSystem({ gatewayEnv: { PAGES_URL: relay.url } });
   relay.setTarget(system.pagesUrl);
-});
+  // Starting the processes takes more than a hook's default few seconds on a busy machine.
+}, 120_000);
 afterAll(async () => {
   await system?.stop();
   relay?.stop();
