@@ -19,9 +19,10 @@ import { portmanConfig } from "./portman-config";
 const ROOT = join(import.meta.dir, "../..");
 const keep = process.argv.includes("--keep");
 
-async function run(command: string[], label: string): Promise<{ code: number; output: string }> {
+/** Runs in `cwd`: Portman keeps its working copies under ./tmp there. */
+async function run(command: string[], label: string, cwd: string): Promise<{ code: number; output: string }> {
   const child = Bun.spawn(command, {
-    cwd: ROOT,
+    cwd,
     stdout: "pipe",
     stderr: "pipe",
     // Portman and Newman need nothing from the network: no update checks, no telemetry.
@@ -53,10 +54,11 @@ try {
   const portman = await run(
     ["node", join(ROOT, "node_modules/.bin/portman"), "--local", files.document, "--portmanConfigFile", files.config, "--baseUrl", system.baseUrl, "--output", files.collection, "--includeTests", "true"],
     "portman",
+    workDir,
   );
   if (portman.code !== 0) throw new Error(portman.output);
 
-  const newman = await run(["node", join(import.meta.dir, "run-newman.cjs"), files.collection], "newman");
+  const newman = await run(["node", join(import.meta.dir, "run-newman.cjs"), files.collection], "newman", ROOT);
   const resultLine = newman.output.split("\n").find((line) => line.startsWith("NEWMAN-RESULT "));
   const report = newman.output.split("\n").filter((line) => !line.startsWith("NEWMAN-RESULT ")).join("\n");
   if (!resultLine) throw new Error(`newman printed no result:\n${report}`);
