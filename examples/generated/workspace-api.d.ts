@@ -15,7 +15,11 @@ export interface paths {
          *     Required scope: `docs:read`.
          */
         get: operations["listPages"];
-        put?: never;
+        /**
+         * PUT is not allowed here
+         * @description This path accepts GET, HEAD, POST; PUT answers 405 with `Allow`, before any key is checked.
+         */
+        put: operations["putV1NewPageNotAllowed"];
         /**
          * Create a page
          * @description Creates a page; `updated_at` equals `created_at` in the answer.
@@ -23,11 +27,27 @@ export interface paths {
          *     Required scope: `docs:create`.
          */
         post: operations["createPage"];
-        delete?: never;
-        options?: never;
+        /**
+         * DELETE is not allowed here
+         * @description This path accepts GET, HEAD, POST; DELETE answers 405 with `Allow`, before any key is checked.
+         */
+        delete: operations["deleteV1NewPageNotAllowed"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsV1NewPageNotAllowed"];
         head?: never;
-        patch?: never;
-        trace?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts GET, HEAD, POST; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchV1NewPageNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts GET, HEAD, POST; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceV1NewPageNotAllowed"];
     };
     "/v1/new-page/{id}": {
         parameters: {
@@ -50,7 +70,11 @@ export interface paths {
          *     Required scope: `docs:update`.
          */
         put: operations["updatePage"];
-        post?: never;
+        /**
+         * POST is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; POST answers 405 with `Allow`, before any key is checked.
+         */
+        post: operations["postV1NewPageByIdNotAllowed"];
         /**
          * Delete a page
          * @description Deletes the page permanently and at once; there is no undo.
@@ -58,10 +82,22 @@ export interface paths {
          *     Required scope: `docs:delete`.
          */
         delete: operations["deletePage"];
-        options?: never;
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsV1NewPageByIdNotAllowed"];
         head?: never;
-        patch?: never;
-        trace?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchV1NewPageByIdNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceV1NewPageByIdNotAllowed"];
     };
     "/api/calendar/events": {
         parameters: {
@@ -77,7 +113,11 @@ export interface paths {
          *     Required scope: `calendar:read`.
          */
         get: operations["listCalendarEvents"];
-        put?: never;
+        /**
+         * PUT is not allowed here
+         * @description This path accepts POST, GET, HEAD; PUT answers 405 with `Allow`, before any key is checked.
+         */
+        put: operations["putApiCalendarEventsNotAllowed"];
         /**
          * Create a calendar event
          * @description Creates an event in a calendar the key can reach.
@@ -85,11 +125,77 @@ export interface paths {
          *     Required scope: `calendar:create`.
          */
         post: operations["createCalendarEvent"];
-        delete?: never;
-        options?: never;
+        /**
+         * DELETE is not allowed here
+         * @description This path accepts POST, GET, HEAD; DELETE answers 405 with `Allow`, before any key is checked.
+         */
+        delete: operations["deleteApiCalendarEventsNotAllowed"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsApiCalendarEventsNotAllowed"];
         head?: never;
-        patch?: never;
-        trace?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts POST, GET, HEAD; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchApiCalendarEventsNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts POST, GET, HEAD; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceApiCalendarEventsNotAllowed"];
+    };
+    "/api/calendar/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a calendar event
+         * @description Extension: one event by its id, in the shape of a list item.
+         *
+         *     Required scope: `calendar:read`.
+         */
+        get: operations["getCalendarEvent"];
+        /**
+         * Update a calendar event
+         * @description Extension: changes the fields that are given, as an update of a page does; omitted fields keep their values, `null` clears an optional field, `attendees` replaces the list, `calendar_id` moves the event. `updated_at` strictly increases.
+         *
+         *     Required scope: `calendar:update`.
+         */
+        put: operations["updateCalendarEvent"];
+        /**
+         * POST is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; POST answers 405 with `Allow`, before any key is checked.
+         */
+        post: operations["postApiCalendarEventsByIdNotAllowed"];
+        /**
+         * Delete a calendar event
+         * @description Extension: deletes the event and its attendees permanently and at once.
+         *
+         *     Required scope: `calendar:delete`.
+         */
+        delete: operations["deleteCalendarEvent"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsApiCalendarEventsByIdNotAllowed"];
+        head?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchApiCalendarEventsByIdNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceApiCalendarEventsByIdNotAllowed"];
     };
     "/api/calendar/calendars": {
         parameters: {
@@ -105,7 +211,11 @@ export interface paths {
          *     Required scope: `calendar:read`.
          */
         get: operations["listCalendars"];
-        put?: never;
+        /**
+         * PUT is not allowed here
+         * @description This path accepts POST, GET, HEAD; PUT answers 405 with `Allow`, before any key is checked.
+         */
+        put: operations["putApiCalendarCalendarsNotAllowed"];
         /**
          * Create a calendar
          * @description Extension: creates a calendar at workspace level or in a team.
@@ -113,11 +223,77 @@ export interface paths {
          *     Required scope: `calendar:create`.
          */
         post: operations["createCalendar"];
-        delete?: never;
-        options?: never;
+        /**
+         * DELETE is not allowed here
+         * @description This path accepts POST, GET, HEAD; DELETE answers 405 with `Allow`, before any key is checked.
+         */
+        delete: operations["deleteApiCalendarCalendarsNotAllowed"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsApiCalendarCalendarsNotAllowed"];
         head?: never;
-        patch?: never;
-        trace?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts POST, GET, HEAD; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchApiCalendarCalendarsNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts POST, GET, HEAD; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceApiCalendarCalendarsNotAllowed"];
+    };
+    "/api/calendar/calendars/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a calendar
+         * @description Extension: one calendar by its id.
+         *
+         *     Required scope: `calendar:read`.
+         */
+        get: operations["getCalendar"];
+        /**
+         * Rename a calendar
+         * @description Extension: sets the calendar's name; its team is fixed at creation. `updated_at` strictly increases.
+         *
+         *     Required scope: `calendar:update`.
+         */
+        put: operations["updateCalendar"];
+        /**
+         * POST is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; POST answers 405 with `Allow`, before any key is checked.
+         */
+        post: operations["postApiCalendarCalendarsByIdNotAllowed"];
+        /**
+         * Delete a calendar and its events
+         * @description Extension: deletes the calendar together with every event in it (and their attendees), permanently and in one transaction.
+         *
+         *     Required scope: `calendar:delete`.
+         */
+        delete: operations["deleteCalendar"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsApiCalendarCalendarsByIdNotAllowed"];
+        head?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchApiCalendarCalendarsByIdNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts GET, HEAD, PUT, DELETE; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceApiCalendarCalendarsByIdNotAllowed"];
     };
     "/openapi.json": {
         parameters: {
@@ -227,7 +403,7 @@ export interface components {
          */
         Error: {
             error: {
-                code: "bad_request" | "missing_token" | "invalid_token" | "insufficient_permissions" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "request_header_fields_too_large" | "validation_error" | "rate_limit_exceeded" | "key_suspended" | "internal_error" | "service_unavailable" | "outcome_unknown";
+                code: "bad_request" | "missing_token" | "invalid_token" | "insufficient_permissions" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "request_header_fields_too_large" | "validation_error" | "idempotency_key_reused" | "rate_limit_exceeded" | "key_suspended" | "internal_error" | "service_unavailable" | "outcome_unknown";
                 message: string;
                 details?: {
                     /** @description Names of the offending fields or query parameters (top-level names). */
@@ -296,7 +472,7 @@ export interface components {
              */
             title: string;
             /**
-             * @description Plain text or Markdown. No enforced maximum length (the request body is limited to 10 MiB).
+             * @description Plain text or Markdown, without NUL. No enforced maximum length (the request body is limited to 10 MiB).
              * @example # Goals
              *
              *     - Ship the pages API
@@ -323,7 +499,7 @@ export interface components {
             title?: string;
             /** @description Replaces the content fully; an empty string clears it. Omitted: the content is kept. */
             content?: string;
-        };
+        } | unknown | unknown;
         /**
          * EventAttendee
          * @description An event attendee (spec 2.2).
@@ -376,10 +552,16 @@ export interface components {
             conference_url: string | null;
             /** @description In the order given; empty when none. */
             attendees: components["schemas"]["EventAttendee"][];
-            /** @description Present only when given on create. */
+            /** @description Present only when given. */
             notes?: string;
-            /** @description Present only when given on create. */
+            /** @description Present only when given. */
             reminder_minutes_before_start?: number;
+            /**
+             * Format: date-time
+             * @description Extension: when it last changed, UTC with microseconds; strictly increases on every update. The `ETag` derives from it.
+             * @example 2026-03-01T08:00:00.000123Z
+             */
+            updated_at: string;
         };
         /**
          * EventAttendeeInput
@@ -469,6 +651,50 @@ export interface components {
             per_page: number;
         };
         /**
+         * UpdateCalendarEventRequest
+         * @description Fields given replace their values; omitted fields keep theirs; at least one field is needed. `calendar_id` moves the event to another calendar the key can write. Unknown fields are ignored.
+         * @example {
+         *       "title": "Design review (moved)",
+         *       "starts_at": "2026-03-03T10:00:00+01:00",
+         *       "ends_at": "2026-03-03T11:00:00+01:00",
+         *       "location": null
+         *     }
+         */
+        UpdateCalendarEventRequest: {
+            /**
+             * Format: uuid
+             * @description The calendar that receives the event.
+             * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+             */
+            calendar_id?: string;
+            /** @description The new title; null clears it. */
+            title?: string | null;
+            /**
+             * Format: date-time
+             * @description Start, RFC 3339 date-time with Z or an offset.
+             * @example 2026-03-02T10:00:00+01:00
+             */
+            starts_at?: string;
+            /**
+             * Format: date-time
+             * @description End, not before starts_at (equal is allowed).
+             * @example 2026-03-02T11:00:00+01:00
+             */
+            ends_at?: string;
+            /** @description Whether the event lasts all day; false when not given. */
+            is_all_day?: boolean;
+            /** @description The new location; null clears it. */
+            location?: string | null;
+            /** @description The new link; null clears it. */
+            conference_url?: string | null;
+            /** @description The new notes; null removes them. */
+            notes?: string | null;
+            /** @description The new reminder (0 to 10080); null removes it. */
+            reminder_minutes_before_start?: number | null;
+            /** @description At most 500 attendees; their order is kept. */
+            attendees?: components["schemas"]["EventAttendeeInput"][];
+        } | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown;
+        /**
          * Calendar
          * @description A calendar that holds events (extension, contract 5).
          */
@@ -485,8 +711,19 @@ export interface components {
              * @example 2026-03-01T08:00:00.000Z
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description Extension: when it last changed, UTC with microseconds; strictly increases on every update. The `ETag` derives from it.
+             * @example 2026-03-01T08:00:00.000123Z
+             */
+            updated_at: string;
         };
-        /** CreateCalendarRequest */
+        /**
+         * CreateCalendarRequest
+         * @example {
+         *       "name": "Engineering on-call"
+         *     }
+         */
         CreateCalendarRequest: {
             /**
              * @description 1 to 255 characters (code points), not only whitespace; no NUL or lone surrogate.
@@ -504,6 +741,17 @@ export interface components {
             page: number;
             /** @description The page size used for this response. */
             per_page: number;
+        };
+        /**
+         * UpdateCalendarRequest
+         * @description Renames the calendar. Unknown fields, `team_id` among them, are ignored.
+         */
+        UpdateCalendarRequest: {
+            /**
+             * @description 1 to 255 characters (code points), not only whitespace; no NUL or lone surrogate.
+             * @example Engineering on-call
+             */
+            name: string;
         };
     };
     responses: {
@@ -608,6 +856,49 @@ export interface components {
                 };
             };
         };
+        /** @description `idempotency_key_in_use`: the first request with this `Idempotency-Key` is still running. Retry after `Retry-After`. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /**
+                         * @description One of: idempotency_key_in_use.
+                         * @enum {unknown}
+                         */
+                        code?: "idempotency_key_in_use";
+                    };
+                };
+            };
+        };
+        /** @description `precondition_failed`: `If-Match` names none of the resource's current version; read it again (its `ETag`) and retry. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /**
+                         * @description One of: precondition_failed.
+                         * @enum {unknown}
+                         */
+                        code?: "precondition_failed";
+                    };
+                };
+            };
+        };
         /** @description The request body is over the operation's limit. */
         PayloadTooLarge: {
             headers: {
@@ -647,7 +938,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters, and `details.errors` says per field which rule failed and what is allowed. */
+        /** @description `validation_error`: the request is well formed but breaks a rule; `details.fields` names the offending fields or parameters, and `details.errors` says per field which rule failed and what is allowed. `idempotency_key_reused`: the `Idempotency-Key` was first used with another body or operation. */
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -660,10 +951,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /**
-                         * @description One of: validation_error.
+                         * @description One of: validation_error, idempotency_key_reused.
                          * @enum {unknown}
                          */
-                        code?: "validation_error";
+                        code?: "validation_error" | "idempotency_key_reused";
                     };
                 };
             };
@@ -768,7 +1059,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request was not executed and will not be: an upstream service or its database is unreachable, the request could not be completed before its deadline, or (with `RATE_LIMIT_FAILURE_MODE=closed`) rate limiting is unavailable. Safe to retry after `Retry-After`. */
+        /** @description The request was not executed and will not be: an upstream service or its database is unreachable, the request could not be completed before its deadline, or (with `RATE_LIMIT_FAILURE_MODE=closed`) rate limiting is unavailable. Safe to retry after `Retry-After`; an `Idempotency-Key` it held is free again. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -806,7 +1097,7 @@ export interface components {
                 };
             };
         };
-        /** @description `outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect, and nothing of it takes effect after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). */
+        /** @description `outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect, and nothing of it takes effect after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer. */
         OutcomeUnknown: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -815,6 +1106,11 @@ export interface components {
                  * @example 30
                  */
                 "Retry-After"?: number;
+                /**
+                 * @description `true` when this answer is the stored first answer to the request's `Idempotency-Key`, replayed without doing the work again.
+                 * @example true
+                 */
+                "Idempotency-Replayed"?: "true";
                 /**
                  * @description Requests the key may send in one clock-minute window.
                  * @example 1000
@@ -897,10 +1193,25 @@ export interface components {
          */
         WWWAuthenticate: string;
         /**
-         * @description The methods the path accepts.
-         * @example GET, POST
+         * @description The methods the path accepts (HEAD wherever GET is).
+         * @example GET, HEAD, POST
          */
         Allow: string;
+        /**
+         * @description Strong entity tag of this version of the resource (its id and the microsecond of its last change). Send it back in `If-Match` to update or delete only this version, or in `If-None-Match` to read only if it changed.
+         * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+         */
+        ETag: string;
+        /**
+         * @description Where the created resource can be read.
+         * @example /v1/new-page/01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+         */
+        Location: string;
+        /**
+         * @description `true` when this answer is the stored first answer to the request's `Idempotency-Key`, replayed without doing the work again.
+         * @example true
+         */
+        IdempotencyReplayed: "true";
     };
     pathItems: never;
 }
@@ -909,9 +1220,9 @@ export interface operations {
     listPages: {
         parameters: {
             query?: {
-                /** @description Result page number, at least 1; past the end answers 200 with empty data. */
+                /** @description Result page number, at least 1, in decimal digits; past the end answers 200 with empty data. */
                 page?: number;
-                /** @description Page size, at least 1, default 20; values above 100 are clamped to 100. */
+                /** @description Page size, at least 1, in decimal digits, default 20; values above 100 are clamped to 100. */
                 per_page?: number;
                 /** @description Sort key; title sorts case-insensitively. Ties are broken by id. */
                 sort?: "updated_at" | "created_at" | "title";
@@ -969,10 +1280,29 @@ export interface operations {
             504: components["responses"]["OutcomeUnknown"];
         };
     };
-    createPage: {
+    putV1NewPageNotAllowed: {
         parameters: {
             query?: never;
             header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, POST`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    createPage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -995,6 +1325,13 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    /**
+                     * @description `true` when this answer is the stored first answer to the request's `Idempotency-Key`, replayed without doing the work again.
+                     * @example true
+                     */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1011,26 +1348,96 @@ export interface operations {
                     "application/json": components["schemas"]["Page"];
                 };
             };
-            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. */
+            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. `Idempotency-Key` is longer than 255 characters or holds other than visible ASCII (`details.fields` names it). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `team_id` names a team the key's creator cannot see (or of another workspace). */
+            404: components["responses"]["NotFound"];
+            /** @description `idempotency_key_in_use`: a request with the same `Idempotency-Key` is still running; retry after `Retry-After`. */
+            409: components["responses"]["Conflict"];
             /** @description The request body is larger than 10 MiB. */
             413: components["responses"]["PayloadTooLarge"];
-            /** @description A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. `title` or `content` holds a NUL or a lone surrogate. `team_id` is absent while the key targets several teams, or names a team the key's creator cannot see. */
+            /** @description A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. `idempotency_key_reused`: the `Idempotency-Key` was used with another body or operation. `title` or `content` holds a lone surrogate. `team_id` is absent while the key targets several teams. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
+            /** @description `outcome_unknown`, replayed for an `Idempotency-Key` whose first request ended without a known outcome. */
             504: components["responses"]["OutcomeUnknown"];
+        };
+    };
+    deleteV1NewPageNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, POST`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    optionsV1NewPageNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: GET, HEAD, POST`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchV1NewPageNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, POST`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceV1NewPageNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, POST`. */
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Answer 304 with no body when the resource's current `ETag` is one of these (or `*`).
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-None-Match"?: string;
+            };
             path: {
                 /**
                  * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
@@ -1049,6 +1456,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1064,6 +1472,18 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Page"];
                 };
+            };
+            /** @description `If-None-Match` names the current version: not modified, no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1082,7 +1502,13 @@ export interface operations {
     updatePage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Carry out the request only if the resource is still at one of these versions (its `ETag` values), or `*` for any: otherwise 412 `precondition_failed`, and nothing changes.
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-Match"?: string;
+            };
             path: {
                 /**
                  * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
@@ -1110,6 +1536,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1132,9 +1559,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
             404: components["responses"]["NotFound"];
+            /** @description `precondition_failed`: `If-Match` names none of the resource's current version. */
+            412: components["responses"]["PreconditionFailed"];
             /** @description The request body is larger than 10 MiB. */
             413: components["responses"]["PayloadTooLarge"];
-            /** @description A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. The body has neither `title` nor `content` (`details.fields` lists both). `title` or `content` holds a NUL or a lone surrogate. */
+            /** @description A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. The body has neither `title` nor `content` (`details.fields` lists both). `title` or `content` holds a lone surrogate. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1144,10 +1573,35 @@ export interface operations {
             504: components["responses"]["OutcomeUnknown"];
         };
     };
-    deletePage: {
+    postV1NewPageByIdNotAllowed: {
         parameters: {
             query?: never;
             header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    deletePage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Carry out the request only if the resource is still at one of these versions (its `ETag` values), or `*` for any: otherwise 412 `precondition_failed`, and nothing changes.
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-Match"?: string;
+            };
             path: {
                 /**
                  * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
@@ -1174,6 +1628,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
             404: components["responses"]["NotFound"];
+            /** @description `precondition_failed`: `If-Match` names none of the resource's current version. */
+            412: components["responses"]["PreconditionFailed"];
             /** @description The request body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -1184,12 +1640,76 @@ export interface operations {
             504: components["responses"]["OutcomeUnknown"];
         };
     };
+    optionsV1NewPageByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchV1NewPageByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceV1NewPageByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
     listCalendarEvents: {
         parameters: {
             query?: {
-                /** @description Result page number, at least 1; past the end answers 200 with empty data. */
+                /** @description Result page number, at least 1, in decimal digits; past the end answers 200 with empty data. */
                 page?: number;
-                /** @description Page size, at least 1, default 20; values above 100 are clamped to 100. */
+                /** @description Page size, at least 1, in decimal digits, default 20; values above 100 are clamped to 100. */
                 per_page?: number;
                 /** @description Only events of this calendar. */
                 calendar_id?: string;
@@ -1234,7 +1754,8 @@ export interface operations {
                      *             }
                      *           ],
                      *           "notes": "text",
-                     *           "reminder_minutes_before_start": 0
+                     *           "reminder_minutes_before_start": 0,
+                     *           "updated_at": "2026-03-01T08:00:00.000123Z"
                      *         }
                      *       ],
                      *       "total": 0,
@@ -1259,10 +1780,29 @@ export interface operations {
             504: components["responses"]["OutcomeUnknown"];
         };
     };
-    createCalendarEvent: {
+    putApiCalendarEventsNotAllowed: {
         parameters: {
             query?: never;
             header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    createCalendarEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1299,6 +1839,13 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    /**
+                     * @description `true` when this answer is the stored first answer to the request's `Idempotency-Key`, replayed without doing the work again.
+                     * @example true
+                     */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1320,21 +1867,256 @@ export interface operations {
                      *         }
                      *       ],
                      *       "notes": "text",
-                     *       "reminder_minutes_before_start": 0
+                     *       "reminder_minutes_before_start": 0,
+                     *       "updated_at": "2026-03-01T08:00:00.000123Z"
                      *     }
                      */
                     "application/json": components["schemas"]["CalendarEvent"];
                 };
             };
-            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. */
+            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. `Idempotency-Key` is longer than 255 characters or holds other than visible ASCII (`details.fields` names it). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description `calendar_id` names a calendar that does not exist or is not visible to the key's creator. */
             404: components["responses"]["NotFound"];
+            /** @description `idempotency_key_in_use`: a request with the same `Idempotency-Key` is still running; retry after `Retry-After`. */
+            409: components["responses"]["Conflict"];
             /** @description The request body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
-            /** @description `ends_at` is before `starts_at`. */
+            /** @description `idempotency_key_reused`: the `Idempotency-Key` was used with another body or operation. `ends_at` is before `starts_at`. */
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description `outcome_unknown`, replayed for an `Idempotency-Key` whose first request ended without a known outcome. */
+            504: components["responses"]["OutcomeUnknown"];
+        };
+    };
+    deleteApiCalendarEventsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    optionsApiCalendarEventsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchApiCalendarEventsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceApiCalendarEventsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    getCalendarEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Answer 304 with no body when the resource's current `ETag` is one of these (or `*`).
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+                     *       "calendar_id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+                     *       "title": "text",
+                     *       "starts_at": "2026-03-02T09:00:00.000Z",
+                     *       "ends_at": "2026-03-02T10:00:00.000Z",
+                     *       "is_all_day": false,
+                     *       "location": "text",
+                     *       "conference_url": "https://example.com/",
+                     *       "attendees": [
+                     *         {
+                     *           "email": "ada@example.com",
+                     *           "name": "Ada Lovelace",
+                     *           "status": "needs_action"
+                     *         }
+                     *       ],
+                     *       "notes": "text",
+                     *       "reminder_minutes_before_start": 0,
+                     *       "updated_at": "2026-03-01T08:00:00.000123Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarEvent"];
+                };
+            };
+            /** @description `If-None-Match` names the current version: not modified, no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
+            404: components["responses"]["NotFound"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
+        };
+    };
+    updateCalendarEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Carry out the request only if the resource is still at one of these versions (its `ETag` values), or `*` for any: otherwise 412 `precondition_failed`, and nothing changes.
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Design review (moved)",
+                 *       "starts_at": "2026-03-03T10:00:00+01:00",
+                 *       "ends_at": "2026-03-03T11:00:00+01:00",
+                 *       "location": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCalendarEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated event. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+                     *       "calendar_id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+                     *       "title": "text",
+                     *       "starts_at": "2026-03-02T09:00:00.000Z",
+                     *       "ends_at": "2026-03-02T10:00:00.000Z",
+                     *       "is_all_day": false,
+                     *       "location": "text",
+                     *       "conference_url": "https://example.com/",
+                     *       "attendees": [
+                     *         {
+                     *           "email": "ada@example.com",
+                     *           "name": "Ada Lovelace",
+                     *           "status": "needs_action"
+                     *         }
+                     *       ],
+                     *       "notes": "text",
+                     *       "reminder_minutes_before_start": 0,
+                     *       "updated_at": "2026-03-01T08:00:00.000123Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarEvent"];
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. The body has none of the event's fields (`details.fields` lists them all). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. `calendar_id` names a calendar that does not exist or is not visible to the key's creator. */
+            404: components["responses"]["NotFound"];
+            /** @description `precondition_failed`: `If-Match` names none of the resource's current version. */
+            412: components["responses"]["PreconditionFailed"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `ends_at` would be before `starts_at` once the update is applied. */
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1344,12 +2126,143 @@ export interface operations {
             504: components["responses"]["OutcomeUnknown"];
         };
     };
+    postApiCalendarEventsByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    deleteCalendarEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Carry out the request only if the resource is still at one of these versions (its `ETag` values), or `*` for any: otherwise 412 `precondition_failed`, and nothing changes.
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event was deleted; the body is empty. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
+            404: components["responses"]["NotFound"];
+            /** @description `precondition_failed`: `If-Match` names none of the resource's current version. */
+            412: components["responses"]["PreconditionFailed"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
+        };
+    };
+    optionsApiCalendarEventsByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchApiCalendarEventsByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceApiCalendarEventsByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
     listCalendars: {
         parameters: {
             query?: {
-                /** @description Result page number, at least 1; past the end answers 200 with empty data. */
+                /** @description Result page number, at least 1, in decimal digits; past the end answers 200 with empty data. */
                 page?: number;
-                /** @description Page size, at least 1, default 20; values above 100 are clamped to 100. */
+                /** @description Page size, at least 1, in decimal digits, default 20; values above 100 are clamped to 100. */
                 per_page?: number;
             };
             header?: never;
@@ -1375,7 +2288,8 @@ export interface operations {
                      *           "id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
                      *           "name": "Engineering on-call",
                      *           "team_id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
-                     *           "created_at": "2026-03-01T08:00:00.000Z"
+                     *           "created_at": "2026-03-01T08:00:00.000Z",
+                     *           "updated_at": "2026-03-01T08:00:00.000123Z"
                      *         }
                      *       ],
                      *       "total": 0,
@@ -1400,10 +2314,29 @@ export interface operations {
             504: components["responses"]["OutcomeUnknown"];
         };
     };
-    createCalendar: {
+    putApiCalendarCalendarsNotAllowed: {
         parameters: {
             query?: never;
             header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    createCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1411,8 +2344,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Engineering on-call",
-                 *       "team_id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 *       "name": "Engineering on-call"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateCalendarRequest"];
@@ -1426,6 +2358,13 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    /**
+                     * @description `true` when this answer is the stored first answer to the request's `Idempotency-Key`, replayed without doing the work again.
+                     * @example true
+                     */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1434,16 +2373,153 @@ export interface operations {
                      *       "id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
                      *       "name": "Engineering on-call",
                      *       "team_id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
-                     *       "created_at": "2026-03-01T08:00:00.000Z"
+                     *       "created_at": "2026-03-01T08:00:00.000Z",
+                     *       "updated_at": "2026-03-01T08:00:00.000123Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Calendar"];
                 };
             };
-            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. `name` is blank or longer than 255 code points. `team_id` is absent while the key targets several teams, or names a team the key's creator cannot see. */
+            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. `Idempotency-Key` is longer than 255 characters or holds other than visible ASCII (`details.fields` names it). `team_id` is absent while the key targets several teams. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description `team_id` names a team the key's creator cannot see (or of another workspace). */
+            404: components["responses"]["NotFound"];
+            /** @description `idempotency_key_in_use`: a request with the same `Idempotency-Key` is still running; retry after `Retry-After`. */
+            409: components["responses"]["Conflict"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description `idempotency_key_reused`: the `Idempotency-Key` was used with another body or operation. */
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description `outcome_unknown`, replayed for an `Idempotency-Key` whose first request ended without a known outcome. */
+            504: components["responses"]["OutcomeUnknown"];
+        };
+    };
+    deleteApiCalendarCalendarsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    optionsApiCalendarCalendarsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchApiCalendarCalendarsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceApiCalendarCalendarsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: POST, GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    getCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Answer 304 with no body when the resource's current `ETag` is one of these (or `*`).
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+                     *       "name": "Engineering on-call",
+                     *       "team_id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+                     *       "created_at": "2026-03-01T08:00:00.000Z",
+                     *       "updated_at": "2026-03-01T08:00:00.000123Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Calendar"];
+                };
+            };
+            /** @description `If-None-Match` names the current version: not modified, no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
+            404: components["responses"]["NotFound"];
             /** @description The request body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -1452,6 +2528,208 @@ export interface operations {
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["OutcomeUnknown"];
+        };
+    };
+    updateCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Carry out the request only if the resource is still at one of these versions (its `ETag` values), or `*` for any: otherwise 412 `precondition_failed`, and nothing changes.
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Engineering on-call"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCalendarRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated calendar. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+                     *       "name": "Engineering on-call",
+                     *       "team_id": "01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+                     *       "created_at": "2026-03-01T08:00:00.000Z",
+                     *       "updated_at": "2026-03-01T08:00:00.000123Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Calendar"];
+                };
+            };
+            /** @description The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`. A body field is missing, of the wrong type or format, or out of its bounds; `details.fields` names them. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
+            404: components["responses"]["NotFound"];
+            /** @description `precondition_failed`: `If-Match` names none of the resource's current version. */
+            412: components["responses"]["PreconditionFailed"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
+        };
+    };
+    postApiCalendarCalendarsByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    deleteCalendar: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Carry out the request only if the resource is still at one of these versions (its `ETag` values), or `*` for any: otherwise 412 `precondition_failed`, and nothing changes.
+                 * @example "1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"
+                 */
+                "If-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar and its events were deleted; the body is empty. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed. */
+            404: components["responses"]["NotFound"];
+            /** @description `precondition_failed`: `If-Match` names none of the resource's current version. */
+            412: components["responses"]["PreconditionFailed"];
+            /** @description The request body is larger than 1 MiB. */
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["OutcomeUnknown"];
+        };
+    };
+    optionsApiCalendarCalendarsByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchApiCalendarCalendarsByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceApiCalendarCalendarsByIdNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The resource id (a UUID). A malformed, unknown, deleted or foreign id answers 404.
+                 * @example 01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, PUT, DELETE`. */
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getOpenApiDocument: {

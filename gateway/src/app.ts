@@ -7,7 +7,9 @@ import { resolveClientAddress } from "./client-address/client-address";
 import type { TrustedProxies } from "./client-address/trusted-proxies";
 import type { AuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
 import { adminDocumentationRoutes } from "./admin/openapi";
+import { withCors, type CorsOrigins } from "./cors";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
+import { answeringHead } from "./public/head-requests";
 
 export interface GatewayDeps {
   publicRequests: PublicRequestDeps;
@@ -27,6 +29,8 @@ export interface GatewayDeps {
   metrics?: MetricsRegistry;
   /** Told every /readyz answer, for the readiness metrics. */
   onReadiness?: (ready: boolean) => void;
+  /** Browser origins allowed to call the public API (none unless configured). */
+  cors?: CorsOrigins;
 }
 
 /** The client address of each request, as the runtime and the trusted proxies reported it. */
@@ -61,14 +65,20 @@ export function createApp(deps: GatewayDeps) {
     clientAddresses.set(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
   };
 
+  // Outermost first: CORS answers preflights before anything else; HEAD is served as GET.
+  const servePublic = withCors(
+    deps.cors ?? { kind: "none" },
+    answeringHead((request: Request, peer?: string) => {
+      remember(request, peer);
+      return publicApp.handle(request);
+    }),
+  );
+
   return {
     publicApp,
     adminApp,
     /** Fetch handlers that remember the client address, from the peer the runtime reported. */
-    publicFetch: (request: Request, peer?: string) => {
-      remember(request, peer);
-      return publicApp.handle(request);
-    },
+    publicFetch: (request: Request, peer?: string) => servePublic(request, peer),
     adminFetch: (request: Request, peer?: string) => {
       remember(request, peer);
       return adminApp.handle(request);

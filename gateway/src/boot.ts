@@ -18,6 +18,9 @@ import { createRouteTable } from "./routing/route-table";
 import { serviceDataOf } from "./admin/workspaces/service-data";
 import { createGatewayMetrics } from "./metrics";
 import { gatewayProcess } from "./definition";
+import { createIdempotency } from "./idempotency";
+
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 function connectRedis(config: GatewayConfig): Redis | Cluster {
   const options = {
@@ -91,6 +94,12 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     onError: (error) => logger.warn("loading the hashes of existing keys failed; the next blocked address retries", { error: String(error) }),
   });
   knownKeys.start();
+  const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: config.upstreamTimeoutMs });
+  // Expired keys are overwritten when reused anyway; this only gives their space back.
+  const purgeTimer = setInterval(() => {
+    idempotency.purgeExpired().catch((error: unknown) => logger.warn("idempotency purge failed", { error: String(error) }));
+  }, IDEMPOTENCY_PURGE_INTERVAL_MS);
+
   let draining = false;
   const upstreamReady = (base: string) => async () => {
     const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1500) });
@@ -117,6 +126,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       logger,
       observe: metrics.observeRequest,
       onUpstreamError: metrics.observeUpstreamError,
+      idempotency,
     },
     admin: {
       sql: database.sql,
@@ -140,6 +150,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     documentation: documentationRoutes(),
     metrics: metrics.registry,
     onReadiness: metrics.onReadiness,
+    cors: config.corsOrigins,
   });
 
   return {
@@ -157,6 +168,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
     async close() {
       metrics.stop();
       propagation.close();
+      clearInterval(purgeTimer);
       await limiter.close();
       redis?.disconnect();
       await database.close();

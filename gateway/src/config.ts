@@ -14,6 +14,7 @@ import { gatewayProcess } from "./definition";
 
 const MiB = 1024 * 1024;
 const LARGEST_BODY = Math.max(...PUBLIC_OPERATION_LIST.map((operation) => operation.maxBodyBytes));
+import { parseCorsOrigins } from "./cors";
 
 /** Every setting of the gateway, read once at start; a bad value stops the process naming the variable. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env) {
@@ -50,6 +51,7 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
     upstreamTimeoutMs: env.int("UPSTREAM_TIMEOUT_MS", 10_000, { min: 50, max: 600_000 }),
     inflightBodyBytes: inflightBodies,
     inflightBodyBytesPerKey: inflightBodiesPerKey,
+    corsOrigins: parseCorsOrigins(env.optionalString("CORS_ALLOWED_ORIGINS")),
     signingKey: internalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),

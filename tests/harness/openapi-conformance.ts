@@ -60,9 +60,15 @@ export function conformanceTo(document: Json, documentId: string) {
     const match = templates.find(({ pattern }) => pattern.test(path));
     const unrouted = (document["x-unrouted-responses"] ?? {}) as Json;
     if (!match) return { where: "x-unrouted-responses", responses: unrouted["404"] ? { "404": unrouted["404"] } : {} };
-    const operation = document.paths[match.template][method.toLowerCase()];
-    if (!operation) return { where: "x-unrouted-responses", responses: unrouted["405"] ? { "405": unrouted["405"] } : {} };
-    return { where: pointer("paths", match.template, method.toLowerCase(), "responses"), responses: operation.responses };
+    // HEAD is left implicit in the document: it answers as the path's GET does, without a body.
+    const documented = method.toUpperCase() === "HEAD" ? "get" : method.toLowerCase();
+    const operation = document.paths[match.template][documented];
+    if (!operation) {
+      // A method OpenAPI cannot name (PROPFIND, say) answers the 405 every path documents for the methods it can.
+      const methodNotAllowed = document.components?.responses?.MethodNotAllowed ? { $ref: "#/components/responses/MethodNotAllowed" } : unrouted["405"];
+      return { where: "x-unrouted-responses", responses: methodNotAllowed ? { "405": methodNotAllowed } : {} };
+    }
+    return { where: pointer("paths", match.template, documented, "responses"), responses: operation.responses };
   }
 
   /**

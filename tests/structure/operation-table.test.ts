@@ -16,7 +16,7 @@ import {
 } from "@ws/shared";
 import { createRouteTable } from "../../gateway/src/routing/route-table";
 import { buildOpenApiDocument, openApiPath } from "../../gateway/src/openapi/document";
-import { operationErrors } from "../../gateway/src/openapi/operation-errors";
+import { operationErrors, readsConditionally } from "../../gateway/src/openapi/operation-errors";
 import { OPERATIONAL_PATHS } from "../../gateway/src/openapi/operational-paths";
 import { createApp as createPagesApp } from "../../services/pages/src/app";
 import { createApp as createCalendarApp } from "../../services/calendar/src/app";
@@ -50,27 +50,49 @@ describe("the public operation table and the gateway's routing", () => {
     }
   });
 
-  test("when a path of the table is requested with another method, then routing answers 405 allowing exactly the table's methods there", () => {
+  test("when a path of the table is requested with another method, then routing answers 405 allowing exactly the table's methods there, and HEAD beside GET", () => {
     for (const operation of PUBLIC_OPERATION_LIST) {
-      const methods = PUBLIC_OPERATION_LIST.filter((other) => other.path === operation.path).map((other) => other.method);
+      const methods = PUBLIC_OPERATION_LIST.filter((other) => other.path === operation.path).flatMap((other) =>
+        other.method === "GET" ? ["GET", "HEAD"] : [other.method],
+      );
       expect(routes.match("OPTIONS", fillPath(operation.path, { id: ID }))).toEqual({ kind: "method_not_allowed", allow: methods });
+    }
+  });
+
+  test("when HEAD is requested where GET is served, then routing finds the GET operation", () => {
+    for (const operation of PUBLIC_OPERATION_LIST.filter((candidate) => candidate.method === "GET")) {
+      const match = routes.match("HEAD", fillPath(operation.path, { id: ID }));
+      expect(match.kind === "found" ? match.route.operationId : match.kind).toBe(operation.operationId);
     }
   });
 });
 
 describe("the public operation table and the OpenAPI document", () => {
-  const paths = buildOpenApiDocument().paths as Record<string, Record<string, { responses: object }>>;
+  const paths = buildOpenApiDocument().paths as Record<string, Record<string, { responses: object; tags: string[] }>>;
   const documented = Object.entries(paths).filter(([path]) => !Object.hasOwn(OPERATIONAL_PATHS, path));
+  const served = (item: Record<string, { tags: string[] }>) => Object.entries(item).filter(([, operation]) => !operation.tags.includes("Unsupported methods"));
 
   test("when the document is generated, then it holds exactly the table's operations", () => {
-    const keys = documented.flatMap(([path, item]) => Object.keys(item).map((method) => operationKey(method, path))).sort();
+    const keys = documented.flatMap(([path, item]) => served(item).map(([method]) => operationKey(method, path))).sort();
     expect(keys).toEqual(PUBLIC_OPERATION_LIST.map((operation) => operationKey(operation.method, openApiPath(operation.path))).sort());
+  });
+
+  test("when the document is generated, then every other method OpenAPI can describe answers only 405 (OPTIONS also the preflight's 204)", () => {
+    for (const [path, item] of documented) {
+      for (const method of ["get", "put", "post", "delete", "options", "patch", "trace"]) {
+        const operation = item[method]!;
+        if (!operation.tags.includes("Unsupported methods")) continue;
+        expect(`${method} ${path}: ${Object.keys(operation.responses).sort()}`).toBe(`${method} ${path}: ${method === "options" ? "204,405" : "405"}`);
+      }
+      expect(Object.keys(item).sort()).toEqual(["delete", "get", "options", "patch", "post", "put", "trace"]);
+    }
   });
 
   test("when the document is generated, then each operation answers its success and exactly the statuses derived from its entry", () => {
     for (const operation of PUBLIC_OPERATION_LIST) {
       const responses = paths[openApiPath(operation.path)]![operation.method.toLowerCase()]!.responses;
-      const expected = [operation.success.status, ...operationErrors(operation).keys()].map(String).sort();
+      const notModified = readsConditionally(operation) ? [304] : [];
+      const expected = [operation.success.status, ...notModified, ...operationErrors(operation).keys()].map(String).sort();
       expect(`${operation.operationId}: ${Object.keys(responses).sort()}`).toBe(`${operation.operationId}: ${expected}`);
     }
   });
@@ -78,14 +100,17 @@ describe("the public operation table and the OpenAPI document", () => {
   test("when statuses are derived, then each follows from what the operation takes and which service answers it", () => {
     const statuses = (id: keyof typeof PUBLIC_OPERATIONS) => [...operationErrors(PUBLIC_OPERATIONS[id]).keys()];
     const gateway = [401, 403, 413, 429, 431, 500, 502, 503, 504];
+    const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
     // The calendar answers a bad query with 400, pages with 422; only an id in the path makes a 404.
-    expect(statuses("listCalendarEvents")).toEqual([400, ...gateway].sort());
-    expect(statuses("listPages")).toEqual([...gateway, 422].sort());
-    expect(statuses("getPage")).toEqual([404, ...gateway].sort());
-    expect(statuses("deletePage")).toEqual([404, ...gateway].sort());
-    // A body brings 400 (not JSON); the calendar's one rule with another code brings its status.
-    expect(statuses("createPage")).toEqual([400, ...gateway, 422].sort());
-    expect(statuses("createCalendarEvent")).toEqual([400, 404, ...gateway, 422].sort());
+    expect(statuses("listCalendarEvents")).toEqual(sorted([400, ...gateway]));
+    expect(statuses("listPages")).toEqual(sorted([...gateway, 422]));
+    expect(statuses("getPage")).toEqual(sorted([404, ...gateway]));
+    // A write by id takes If-Match: 412.
+    expect(statuses("deletePage")).toEqual(sorted([404, 412, ...gateway]));
+    expect(statuses("updateCalendar")).toEqual(sorted([400, 404, 412, ...gateway]));
+    // A body brings 400 (not JSON); a POST the idempotency answers 409 and 422; a rule brings its status.
+    expect(statuses("createPage")).toEqual(sorted([400, 404, 409, ...gateway, 422]));
+    expect(statuses("createCalendarEvent")).toEqual(sorted([400, 404, 409, ...gateway, 422]));
   });
 });
 
@@ -114,7 +139,7 @@ describe("the public operation table and the services", () => {
 export function serviceHandlersAreCheckedAtCompileTime() {
   const page = { id: ID, title: "t", content: "", team_id: null, created_at: "", updated_at: "" };
   const internals = { purgeWorkspace: async () => ({}) };
-  // @ts-expect-error the calendar's four operations all need a handler
+  // @ts-expect-error the calendar's ten operations all need a handler
   serviceApp(deps, "calendar", { createCalendar: () => ({ id: ID, name: "n", team_id: null, created_at: "" }) }, internals);
   const pageHandlers = { listPages: () => ({ data: [page], total: 1, page: 1, per_page: 20 }), createPage: () => page, getPage: () => page, updatePage: () => page, deletePage: () => {} };
   // @ts-expect-error a service must say how it deletes a workspace's data

@@ -30,7 +30,10 @@ export function adminRoutes(deps: AdminDeps, auth: AdminAuthDeps) {
       ...apiKeyOperations(deps),
       ...auditLogOperations(deps),
     },
-    (context): AdminContext => ({ caller: { requestId: requestIdOf(context.request as Request), actor } }),
-    (operationId, operation) => describeAdminRoute(operationId, operation as AdminOperationSpec),
+    {
+      context: (context): AdminContext => ({ caller: { requestId: requestIdOf(context.request as Request), actor } }),
+      describe: (operationId, operation) => describeAdminRoute(operationId, operation as AdminOperationSpec),
+      invalidQueryCode: "validation_error",
+    },
   );
 }

@@ -6,11 +6,15 @@ import {
   PUBLIC_OPERATION_LIST,
   PUBLIC_SERVICES,
   pathParamNames,
+  resourcePathOf,
   type ErrorCode,
   type PublicOperation,
 } from "@ws/shared";
+import { EXPOSED_HEADERS } from "../cors";
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../idempotency";
+import { allowedMethods } from "../routing/route-table";
 import { createSchemaRegistry, exampleOf, type JsonSchema } from "./json-schema";
-import { operationErrors } from "./operation-errors";
+import { answersEntityTag, operationErrors, readsConditionally, takesIdempotencyKey, writesConditionally } from "./operation-errors";
 import { OPERATIONAL_PATHS } from "./operational-paths";
 
 export const OPENAPI_VERSION = "3.1.0";
@@ -55,9 +59,24 @@ const HEADERS: Record<string, { description: string; schema: JsonSchema; example
     example: 'Bearer realm="workspace-api", error="invalid_token"',
   },
   Allow: {
-    description: "The methods the path accepts.",
+    description: "The methods the path accepts (HEAD wherever GET is).",
     schema: { type: "string" },
-    example: "GET, POST",
+    example: "GET, HEAD, POST",
+  },
+  ETag: {
+    description: "Strong entity tag of this version of the resource (its id and the microsecond of its last change). Send it back in `If-Match` to update or delete only this version, or in `If-None-Match` to read only if it changed.",
+    schema: { type: "string" },
+    example: '"1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"',
+  },
+  Location: {
+    description: "Where the created resource can be read.",
+    schema: { type: "string", format: "uri-reference" },
+    example: "/v1/new-page/01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f",
+  },
+  "Idempotency-Replayed": {
+    description: "`true` when this answer is the stored first answer to the request's `Idempotency-Key`, replayed without doing the work again.",
+    schema: { type: "string", enum: ["true"] },
+    example: "true",
   },
 };
 const headerComponentName = (name: string) => name.replace(/-/g, "");
@@ -78,17 +97,24 @@ const ERROR_RESPONSES: ErrorResponseSpec[] = [
   { status: 403, name: "Forbidden", description: "`insufficient_permissions`: the key lacks the operation's scope, or the resource is outside the teams the key targets. `forbidden`: the key's scopes allow it but its creator's role does not.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 404, name: "NotFound", description: "The resource does not exist or is not visible to the key's creator.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 405, name: "MethodNotAllowed", description: "The path exists but does not accept this method; `Allow` lists the methods it does.", headers: ["X-Request-Id", "Allow"] },
+  { status: 409, name: "Conflict", description: "`idempotency_key_in_use`: the first request with this `Idempotency-Key` is still running. Retry after `Retry-After`.", headers: ["X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS] },
+  { status: 412, name: "PreconditionFailed", description: "`precondition_failed`: `If-Match` names none of the resource's current version; read it again (its `ETag`) and retry.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 413, name: "PayloadTooLarge", description: "The request body is over the operation's limit.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 431, name: "HeadersTooLarge", description: "The request headers are larger than 32 KiB. Answered before authentication.", headers: ["X-Request-Id"] },
-  { status: 422, name: "ValidationFailed", description: "The request is well formed but breaks a rule; `details.fields` names the offending fields or parameters, and `details.errors` says per field which rule failed and what is allowed.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
+  { status: 422, name: "ValidationFailed", description: "`validation_error`: the request is well formed but breaks a rule; `details.fields` names the offending fields or parameters, and `details.errors` says per field which rule failed and what is allowed. `idempotency_key_reused`: the `Idempotency-Key` was first used with another body or operation.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, so no `X-RateLimit-*` headers. Back off exponentially.", headers: ["X-Request-Id", "Retry-After"], optionalHeaders: RATE_LIMIT_HEADERS },
   { status: 500, name: "InternalError", description: "Something failed on the server. The body never carries stack traces or internals; quote `X-Request-Id` when reporting it.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
   { status: 502, name: "BadGateway", description: "An upstream service answered something the gateway could not pass on.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
-  { status: 503, name: "ServiceUnavailable", description: "The request was not executed and will not be: an upstream service or its database is unreachable, the request could not be completed before its deadline, or (with `RATE_LIMIT_FAILURE_MODE=closed`) rate limiting is unavailable. Safe to retry after `Retry-After`.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
-  { status: 504, name: "OutcomeUnknown", description: "`outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect, and nothing of it takes effect after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE).", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
+  { status: 503, name: "ServiceUnavailable", description: "The request was not executed and will not be: an upstream service or its database is unreachable, the request could not be completed before its deadline, or (with `RATE_LIMIT_FAILURE_MODE=closed`) rate limiting is unavailable. Safe to retry after `Retry-After`; an `Idempotency-Key` it held is free again.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
+  { status: 504, name: "OutcomeUnknown", description: "`outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect, and nothing of it takes effect after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", "Idempotency-Replayed", ...RATE_LIMIT_HEADERS] },
 ];
 /** The unrouted 404 (unknown path) carries no rate-limit headers: it is answered before authentication. */
 const UNKNOWN_PATH: ErrorResponseSpec = { status: 404, name: "UnknownPath", description: "No public path matches.", headers: ["X-Request-Id"] };
+
+/** Answered for a known path with a method it does not accept, before authentication. */
+const METHOD_NOT_ALLOWED = ERROR_RESPONSES.find((spec) => spec.status === 405)!;
+/** The methods OpenAPI can describe; HEAD is left implicit: it is served wherever GET is. */
+const DESCRIBABLE_METHODS = ["get", "put", "post", "delete", "options", "patch", "trace"] as const;
 
 export function errorCodesFor(status: number): ErrorCode[] {
   const effective = status === 502 ? 503 : status;
@@ -161,6 +187,78 @@ function pathParameters(path: string) {
   }));
 }
 
+/** The request headers an operation reads: `Idempotency-Key` on a POST, `If-Match` on a write by id, `If-None-Match` on a read by id. */
+function headerParameters(operation: PublicOperation) {
+  const parameters = [];
+  if (takesIdempotencyKey(operation)) {
+    parameters.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.",
+      schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: "^[\\x20-\\x7E]+$" },
+      example: "8e03978e-40d5-43e8-bc93-6894a57f9324",
+    });
+  }
+  if (writesConditionally(operation)) {
+    parameters.push({
+      name: "If-Match",
+      in: "header",
+      required: false,
+      description: "Carry out the request only if the resource is still at one of these versions (its `ETag` values), or `*` for any: otherwise 412 `precondition_failed`, and nothing changes.",
+      schema: { type: "string" },
+      example: '"1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"',
+    });
+  }
+  if (readsConditionally(operation)) {
+    parameters.push({
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      description: "Answer 304 with no body when the resource's current `ETag` is one of these (or `*`).",
+      schema: { type: "string" },
+      example: '"1767225600123456-01936f3e-8a4b-7c2d-9e1f-0a1b2c3d4e5f"',
+    });
+  }
+  return parameters;
+}
+
+/** The headers of an operation's success: every request's, its `ETag`, its `Location` when it creates, and the replay mark of a POST. */
+function successHeaders(operation: PublicOperation) {
+  const headers: Record<string, unknown> = Object.fromEntries(
+    ["X-Request-Id", ...RATE_LIMIT_HEADERS].map((name) => [name, ref("headers", headerComponentName(name))]),
+  );
+  if (answersEntityTag(operation)) headers.ETag = ref("headers", "ETag");
+  if (operation.success.status === 201 && resourcePathOf(operation.path)) headers.Location = ref("headers", "Location");
+  if (takesIdempotencyKey(operation)) headers["Idempotency-Replayed"] = { ...HEADERS["Idempotency-Replayed"]!, required: false };
+  return headers;
+}
+
+/** The operations of a method a path does not accept: documented so that tools know the 405 (no key is needed for it). */
+function notAllowedOperation(path: string, method: string, allow: string[]) {
+  const responses: Record<string, unknown> = {
+    "405": ref("responses", METHOD_NOT_ALLOWED.name, `\`Allow: ${allow.join(", ")}\`.`),
+  };
+  const operation: Record<string, unknown> = {
+    operationId: `${method}${path.replace(/\{(\w+)\}/g, "By-$1").split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join("")}NotAllowed`,
+    summary: `${method.toUpperCase()} is not allowed here`,
+    description: `This path accepts ${allow.join(", ")}; ${method.toUpperCase()} answers 405 with \`Allow\`, before any key is checked.`,
+    tags: ["Unsupported methods"],
+    security: [],
+    responses,
+  };
+  const parameters = pathParameters(path.replace(/\{(\w+)\}/g, ":$1"));
+  if (parameters.length > 0) operation.parameters = parameters;
+  if (method === "options") {
+    operation.summary = "CORS preflight";
+    operation.description =
+      "A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.";
+    responses["204"] = { description: "The preflight's answer; no body." };
+  }
+  return operation;
+}
+
 function queryParameters(query: JsonSchema) {
   const properties = (query.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((query.required ?? []) as string[]);
@@ -195,12 +293,18 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
     const responses: Record<string, unknown> = {
       [operation.success.status]: {
         description: operation.success.description,
-        headers: Object.fromEntries(["X-Request-Id", ...RATE_LIMIT_HEADERS].map((name) => [name, ref("headers", headerComponentName(name))])),
+        headers: successHeaders(operation),
         ...(successSchema
           ? { content: { "application/json": { schema: successSchema, example: exampleOf(successSchema, schemas.components) } } }
           : {}),
       },
     };
+    if (readsConditionally(operation)) {
+      responses["304"] = {
+        description: "`If-None-Match` names the current version: not modified, no body.",
+        headers: Object.fromEntries(["X-Request-Id", ...RATE_LIMIT_HEADERS, "ETag"].map((name) => [name, ref("headers", headerComponentName(name))])),
+      };
+    }
     for (const [status, reasons] of operationErrors(operation)) {
       const spec = ERROR_RESPONSES.find((candidate) => candidate.status === status)!;
       responses[status] = ref("responses", spec.name, reasons.length > 0 ? reasons.join(" ") : undefined);
@@ -213,7 +317,11 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
       security: [{ bearerAuth: [operation.scope] }, { apiKeyAuth: [operation.scope] }],
       "x-required-scope": operation.scope,
       "x-max-body-bytes": operation.maxBodyBytes,
-      parameters: [...pathParameters(operation.path), ...(operation.query ? queryParameters(schemas.inline(operation.query)) : [])],
+      parameters: [
+        ...pathParameters(operation.path),
+        ...(operation.query ? queryParameters(schemas.inline(operation.query)) : []),
+        ...headerParameters(operation),
+      ],
       ...(bodySchema
         ? { requestBody: { required: true, content: { "application/json": { schema: bodySchema, example: exampleOf(bodySchema, schemas.components) } } } }
         : {}),
@@ -223,6 +331,12 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item) as { parameters: unknown[] }[]) {
       if (operation.parameters.length === 0) delete (operation as { parameters?: unknown }).parameters;
+    }
+  }
+  for (const [path, item] of Object.entries(paths)) {
+    const allow = allowedMethods(Object.keys(item).map((method) => ({ method: method.toUpperCase() as PublicOperation["method"] })));
+    for (const method of DESCRIBABLE_METHODS) {
+      if (!Object.hasOwn(item, method)) item[method] = notAllowedOperation(path, method, allow);
     }
   }
 
@@ -236,7 +350,15 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
         "",
         "**Authentication.** Every operation needs an API key: `Authorization: Bearer <key>` (preferred) or `X-API-Key: <key>`; when both are sent, `Authorization` wins. Each operation names the scope it needs (`x-required-scope`); the key's effective permission is its scopes intersected with its creator's role.",
         "",
-        "**Errors.** Every 4xx and 5xx body is the `Error` object; `error.code` is machine-readable; on a validation failure `error.details.fields` names the offending fields and `error.details.errors` says, per field, the rule that failed (`rule`), a sentence to act on (`message`) and what is accepted (`allowed`). An unknown path answers `404 not_found`; a known path with another method `405 method_not_allowed` with `Allow` (neither carries rate-limit headers, see `x-unrouted-responses`).",
+        "**Errors.** Every 4xx and 5xx body is the `Error` object; `error.code` is machine-readable; on a validation failure `error.details.fields` names the offending fields and `error.details.errors` says, per field, the rule that failed (`rule`), a sentence to act on (`message`) and what is accepted (`allowed`). An unknown path answers `404 not_found` (see `x-unrouted-responses`); a known path with a method it does not accept `405 method_not_allowed` with `Allow` (documented on each path, tag `Unsupported methods`). Neither needs a key nor carries rate-limit headers.",
+        "",
+        "**Safe retries.** Every `POST` takes an `Idempotency-Key` (1 to 255 visible ASCII characters): for 24 hours the first answer to a key is replayed, with `Idempotency-Replayed: true`, to any request of the same API key with the same key and body, and the work is done once. The same key with another body answers `422 idempotency_key_reused`, and while the first request still runs `409 idempotency_key_in_use` with `Retry-After`. An answer that means nothing was done (4xx, `503`) frees the key; a `504 outcome_unknown` is kept and replayed, since running the request again could do it twice.",
+        "",
+        "**Conditional requests.** A single page, calendar or event carries a strong `ETag` (from its id and `updated_at`) on GET, POST and PUT. `If-Match` on PUT or DELETE carries the request out only at that version, otherwise `412 precondition_failed`; `If-None-Match` on GET answers `304` with no body when nothing changed. Every `201` carries `Location`.",
+        "",
+        "**HEAD** is served wherever GET is: the same status and headers, no body, counted against the rate limit like the GET. **CORS**: browser origins listed in `CORS_ALLOWED_ORIGINS` may call the API; preflights are answered without a key and count against none, and the headers " + EXPOSED_HEADERS.map((name) => `\`${name}\``).join(", ") + " are exposed.",
+        "",
+        "**Query integers** (`page`, `per_page`) are decimal digits only: `0x10`, `1e1`, `+1`, ` 1`, `1.0` and values above 2^53 - 1 are refused naming the parameter. Date-times are RFC 3339; a leap second (`23:59:60`) is accepted and rolled forward to the next minute's first instant.",
         "",
         "**Rate limit.** 1000 requests a minute per key by default, in clock-minute windows. Every response to an authenticated request carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a `429` also `Retry-After`. Every response carries `X-Request-Id`.",
         "",
@@ -248,6 +370,7 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
     tags: [
       ...Object.values(PUBLIC_SERVICES).map((service) => ({ name: service.tag, description: service.description })),
       { name: "Operations", description: "Unauthenticated paths: this document, the docs page, liveness and readiness." },
+      { name: "Unsupported methods", description: "The methods each API path does not accept: 405 with `Allow`, before any key is checked (and the CORS preflight on `OPTIONS`)." },
     ],
     paths: { ...paths, ...OPERATIONAL_PATHS },
     components: {
@@ -272,7 +395,6 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
     },
     "x-unrouted-responses": {
       "404": ref("responses", UNKNOWN_PATH.name),
-      "405": ref("responses", "MethodNotAllowed"),
     },
   };
 }

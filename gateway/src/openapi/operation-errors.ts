@@ -9,12 +9,27 @@ export const GATEWAY_ERROR_STATUSES = [401, 403, 429, 431, 500, 502, 503, 504] a
 
 const MiB = 1024 * 1024;
 
+/** A POST takes `Idempotency-Key`. */
+export const takesIdempotencyKey = (operation: Pick<PublicOperation, "method">) => operation.method === "POST";
+/** A single resource read by id answers 304 to `If-None-Match` naming its current tag. */
+export const readsConditionally = (operation: Pick<PublicOperation, "method" | "path">) =>
+  operation.method === "GET" && pathParamNames(operation.path).length > 0;
+/** An update or delete by id takes `If-Match`. */
+export const writesConditionally = (operation: Pick<PublicOperation, "method" | "path">) =>
+  (operation.method === "PUT" || operation.method === "DELETE") && pathParamNames(operation.path).length > 0;
+/** A success that is one resource with an id and an `updated_at` carries its `ETag`. */
+export function answersEntityTag(operation: Pick<PublicOperation, "method" | "success">): boolean {
+  const properties = (operation.success.schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  return operation.method !== "DELETE" && "id" in properties && "updated_at" in properties;
+}
+
 /**
  * Every error status an operation can answer, each with why when the operation
  * itself is the reason, derived from its table entry: the gateway's statuses,
  * 413 from its body limit, 400 from taking a body, its service's validation
- * status from taking a body or query, 404 from an id in its path, and the
- * status of each rule's error code.
+ * status from taking a body or query, 404 from an id in its path, the
+ * idempotency answers of a POST, 412 from a conditional write, and the status
+ * of each rule's error code.
  */
 export function operationErrors(operation: PublicOperation): Map<number, string[]> {
   const reasons = new Map<number, string[]>();
@@ -34,6 +49,13 @@ export function operationErrors(operation: PublicOperation): Map<number, string[
   if (pathParamNames(operation.path).length > 0) {
     add(404, "Nothing with that id is visible to the key: it never existed, was deleted, belongs to another workspace, or the id is malformed.");
   }
+  if (takesIdempotencyKey(operation)) {
+    add(400, "`Idempotency-Key` is longer than 255 characters or holds other than visible ASCII (`details.fields` names it).");
+    add(409, "`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still running; retry after `Retry-After`.");
+    add(ERROR_STATUS.idempotency_key_reused, "`idempotency_key_reused`: the `Idempotency-Key` was used with another body or operation.");
+    add(ERROR_STATUS.outcome_unknown, "`outcome_unknown`, replayed for an `Idempotency-Key` whose first request ended without a known outcome.");
+  }
+  if (writesConditionally(operation)) add(412, "`precondition_failed`: `If-Match` names none of the resource's current version.");
   for (const rule of operation.rules ?? []) add(ERROR_STATUS[rule.code], rule.when);
   return new Map([...reasons].sort(([a], [b]) => a - b));
 }

@@ -14,7 +14,7 @@ export interface ForwardRequest {
   pathAndQuery: string;
   headers: Headers;
   /** Streamed to the service as it arrives from the client, never held whole. */
-  body: ReadableStream<Uint8Array> | null;
+  body: ReadableStream<Uint8Array> | Uint8Array | null;
   /** Why the body stopped early (too large, over budget, client gone): that, not the service, is then the answer. */
   bodyFailure?: () => ApiError | undefined;
   principalToken: string;

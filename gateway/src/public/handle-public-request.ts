@@ -1,4 +1,4 @@
-import { ApiError, databaseFailure, notExecuted, requestIdOf, signPrincipal, streamBodyWithin, type BodyBudget, type BodyLease, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
+import { ApiError, databaseFailure, notExecuted, requestIdOf, signPrincipal, readStreamedBody, streamBodyWithin, type BodyBudget, type BodyLease, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
 import type { Authenticator } from "../auth/authenticator";
 import { extractKey } from "../auth/extract-credential";
 import { assertScope, effectiveScopes } from "../auth/permissions";
@@ -6,6 +6,7 @@ import { forward, type UpstreamErrorKind } from "../proxy/forward";
 import { assertAllowed, rateLimitHeaders } from "../ratelimit/headers";
 import type { RateLimiter } from "../ratelimit/limiter";
 import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
+import type { Idempotency } from "../idempotency";
 import type { RouteTable } from "../routing/route-table";
 import { assertHeadersWithinLimits } from "./header-limits";
 
@@ -24,6 +25,8 @@ export interface PublicRequestDeps {
   /** Called once per request; `outcome` is the rate-limit decision when one was taken. */
   observe?: (event: { route: string; method: string; status: number; seconds: number; outcome?: string }) => void;
   onUpstreamError?: (service: ServiceName, kind: UpstreamErrorKind) => void;
+  /** Idempotency-Key on POSTs: replays a key's first answer instead of forwarding again. */
+  idempotency?: Idempotency;
 }
 
 /**
@@ -79,6 +82,8 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
       assertScope(credential.keyScopes, credential.role, route.scope);
       lease = deps.bodyBudget.lease(credential.keyId);
       const body = route.body ? streamBodyWithin(request, { limitBytes: route.maxBodyBytes, lease }) : null;
+      // A POST with an Idempotency-Key is known by its body, so that body is read whole first (within the same limit and budget).
+      const wholeBody = body && deps.idempotency && request.method === "POST" && request.headers.has("idempotency-key") ? await readStreamedBody(body) : undefined;
 
       const principalToken = signPrincipal(
         {
@@ -93,18 +98,19 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
         { method: request.method, path: url.pathname },
         deps.signingKey,
       );
-      response = await forward({
+      const send = () => forward({
         upstream: deps.upstreams[route.service],
         method: request.method,
         pathAndQuery: url.pathname + url.search,
         headers: request.headers,
-        body: body?.stream ?? null,
+        body: wholeBody ?? body?.stream ?? null,
         bodyFailure: body?.failure,
         principalToken,
         requestId,
         timeoutMs: deps.upstreamTimeoutMs,
         onError: deps.onUpstreamError && ((kind) => deps.onUpstreamError!(route.service, kind)),
       });
+      response = deps.idempotency ? await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, body: wholeBody ?? null }, send) : await send();
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
       response.headers.set("x-request-id", requestId);
     } catch (error) {

@@ -1,1 +1,1 @@
-export { createRouteTable, type RouteMatch, type RouteTable } from "@ws/shared";
+export { allowedMethods, createRouteTable, type RouteMatch, type RouteTable } from "@ws/shared";

@@ -62,7 +62,8 @@ export function resolveCreateTeam(principal: Principal, requested: string | null
     throw new ApiError("insufficient_permissions", "The API key does not target that team.");
   }
   if (!principal.visible_team_ids.includes(requested)) {
-    throw ApiError.validation(["team_id"], "team_id is not a team of this workspace that the key's creator can see.", "reference");
+    // A team the creator cannot see answers as any resource they cannot see does.
+    throw new ApiError("not_found", "No team with that team_id is visible to the key's creator.", { details: { fields: ["team_id"] } });
   }
   return requested;
 }

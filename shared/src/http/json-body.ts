@@ -9,8 +9,12 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
  * into a TypeError wherever it is put into a string — as Elysia does while
  * describing a value that failed validation, which made `{"title":{"toString":0}}`
  * a 500. Such objects get a conversion of their own; their data stays as sent.
+ * A member named `__proto__` is no field of any body, so it goes like every
+ * unknown field: left as an own property, the schema check's clean-up could not
+ * remove it and refused the body.
  */
-function safelyConvertible(_key: string, value: unknown): unknown {
+function safelyConvertible(key: string, value: unknown): unknown {
+  if (key === "__proto__") return undefined;
   if (value !== null && typeof value === "object" && (Object.hasOwn(value, "toString") || Object.hasOwn(value, "valueOf"))) {
     Object.defineProperty(value, Symbol.toPrimitive, { value: () => "[object Object]" });
   }

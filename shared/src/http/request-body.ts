@@ -168,3 +168,25 @@ export async function receivedBody(request: Request): Promise<Uint8Array | null>
   }
   return new Uint8Array(await request.arrayBuffer());
 }
+
+/** The whole of a streamed body, for the few who need every byte before sending it on; the limits still hold. */
+export async function readStreamedBody(body: StreamedBody): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.stream.getReader();
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      chunks.push(read.value);
+      size += read.value.byteLength;
+    }
+  } catch (error) {
+    throw body.failure() ?? error;
+  }
+  const whole = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return whole;
+}

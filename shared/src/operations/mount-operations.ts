@@ -1,13 +1,83 @@
-import type { AnyElysia, TSchema } from "elysia";
+import { t, type AnyElysia, type TSchema } from "elysia";
+import { ApiError } from "../errors/api-error";
 import { noContent } from "../http/json-body";
 import { paramsSchema, type OperationHandlers, type OperationShape } from "./operation";
 
 /** The part of Elysia's handler context every operation reads. */
 interface RouteContext {
   params: Record<string, string>;
-  query: unknown;
+  query: Record<string, unknown>;
   body: unknown;
-  set: { status?: number | string };
+  request: Request;
+  set: { status?: number | string; headers: Record<string, string | number> };
+}
+
+/** What the mount tells `answer` about a result it is about to send. */
+export interface OperationResult {
+  operationId: string;
+  operation: OperationShape;
+  request: Request;
+  result: unknown;
+}
+
+export interface MountOptions<Context> {
+  /** Picks what the app derived for the request (the principal, say) from Elysia's handler context. */
+  context?: (elysiaContext: Record<string, unknown>) => Context;
+  /** How a query integer that breaks its bounds is refused (with the parameter named); 422 validation_error by default. */
+  invalidQueryCode?: "validation_error" | "bad_request";
+  /** Headers to send with a result, or a response to send instead of it (a 304, say). */
+  answer?: (result: OperationResult) => { headers?: Record<string, string>; response?: Response } | undefined;
+  /** Adds to each route's options: its `detail` for a generated document, the error statuses it declares in `response`. */
+  describe?: (operationId: string, operation: OperationShape) => { detail?: object; response?: Record<number, TSchema> };
+}
+
+/** Decimal digits only: what JavaScript's Number() also reads as a number (`0x10`, `1e1`, `+1`, ` 1`, `1.0`) is not an integer here. */
+const DECIMAL_DIGITS = "^[0-9]+$";
+
+interface IntegerBounds {
+  minimum?: number;
+  maximum?: number;
+}
+
+/**
+ * The query schema as the request carries it: every integer parameter is a
+ * string of decimal digits (Elysia's own integer coercion would read `0x10` as
+ * 16), converted afterwards by readIntegers against the schema's bounds.
+ */
+function wireQuery(query: TSchema): { schema: TSchema; integers: Map<string, IntegerBounds> } {
+  const properties = (query.properties ?? {}) as Record<string, TSchema>;
+  const required = new Set<string>((query.required ?? []) as string[]);
+  const integers = new Map<string, IntegerBounds>();
+  const wire: Record<string, TSchema> = {};
+  for (const [name, schema] of Object.entries(properties)) {
+    if (schema.type !== "integer") {
+      wire[name] = schema;
+      continue;
+    }
+    integers.set(name, { minimum: schema.minimum as number | undefined, maximum: schema.maximum as number | undefined });
+    const digits = t.String({ pattern: DECIMAL_DIGITS });
+    wire[name] = required.has(name) ? digits : t.Optional(digits);
+  }
+  if (integers.size === 0) return { schema: query, integers };
+  return { schema: t.Object(wire), integers };
+}
+
+function readIntegers(query: Record<string, unknown>, integers: Map<string, IntegerBounds>, code: "validation_error" | "bad_request"): Record<string, unknown> {
+  if (integers.size === 0) return query;
+  const read: Record<string, unknown> = { ...query };
+  const refused: string[] = [];
+  for (const [name, bounds] of integers) {
+    const text = query[name];
+    if (typeof text !== "string") continue;
+    const value = Number(text);
+    const inBounds = Number.isSafeInteger(value) && value >= (bounds.minimum ?? -Infinity) && value <= (bounds.maximum ?? Infinity);
+    if (inBounds) read[name] = value;
+    else refused.push(name);
+  }
+  if (refused.length) {
+    throw new ApiError(code, `${refused.join(" and ")} must be an integer in decimal digits within its bounds.`, { details: { fields: refused } });
+  }
+  return read;
 }
 
 /**
@@ -15,17 +85,12 @@ interface RouteContext {
  * and schemas from the table, answered by the handler of the same operationId.
  * A table entry without a handler, or a handler without an entry, stops the
  * process at start: nothing is served that the table does not hold.
- * `context` picks what the app derived for the request (the principal, say)
- * from Elysia's handler context. `describe` adds to each route's options
- * (its `detail` for a generated document, the error statuses it declares in
- * `response`).
  */
 export function mountOperations<App extends AnyElysia, Table extends Record<string, OperationShape>, Context = unknown>(
   app: App,
   operations: Table,
   handlers: OperationHandlers<Table, Context>,
-  context?: (elysiaContext: Record<string, unknown>) => Context,
-  describe?: (operationId: string, operation: Table[keyof Table]) => { detail?: object; response?: Record<number, TSchema> },
+  options: MountOptions<Context> = {},
 ): App {
   for (const operationId of Object.keys(handlers)) {
     if (!Object.hasOwn(operations, operationId)) throw new Error(`${operationId} has a handler but no entry in the operation table.`);
@@ -35,20 +100,30 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
     if (!handler) throw new Error(`The operation ${operationId} has no handler.`);
     const { status, schema } = operation.success;
     const params = paramsSchema(operation.path);
-    const described = describe?.(operationId, operation as Table[keyof Table]) ?? {};
+    const described = options.describe?.(operationId, operation) ?? {};
+    const query = operation.query ? wireQuery(operation.query) : undefined;
     app.route(
       operation.method,
       operation.path,
       async (elysiaContext: Record<string, unknown>) => {
         const route = elysiaContext as unknown as RouteContext;
-        const result = await handler({ ...(context?.(elysiaContext) as object), params: route.params, query: route.query, body: route.body });
+        const input = {
+          ...(options.context?.(elysiaContext) as object),
+          params: route.params,
+          query: query ? readIntegers(route.query, query.integers, options.invalidQueryCode ?? "validation_error") : route.query,
+          body: route.body,
+        };
+        const result = await handler(input);
         if (status === 204) return noContent();
+        const answer = options.answer?.({ operationId, operation, request: route.request, result });
+        if (answer?.response) return answer.response;
+        for (const [name, value] of Object.entries(answer?.headers ?? {})) route.set.headers[name] = value;
         route.set.status = status;
         return result;
       },
       {
         ...(params ? { params } : {}),
-        ...(operation.query ? { query: operation.query } : {}),
+        ...(query ? { query: query.schema } : {}),
         ...(operation.body ? { body: operation.body } : {}),
         ...(described.detail ? { detail: described.detail } : {}),
         ...(schema || described.response ? { response: { ...described.response, ...(schema ? { [status]: schema } : {}) } } : {}),

@@ -1,6 +1,7 @@
 import type { Deadline } from "../http/deadline";
 import type { Principal } from "../principal/principal";
 import { CalendarEvent, CalendarListQuery, CalendarEventList, CalendarList, Calendar, CreateCalendarBody, CreateEventBody, EventListQuery } from "../schemas/calendar";
+import { UpdateCalendarBody, UpdateEventBody } from "../schemas/calendar-updates";
 import { CreatePageBody, Page, PageList, PageListQuery, UpdatePageBody } from "../schemas/pages";
 import type { OperationHandlers } from "./operation";
 import { serviceOperations, type PublicOperation, type ServiceName } from "./public-operation";
@@ -20,8 +21,9 @@ const PAGE_OPERATIONS = serviceOperations("pages", {
     body: CreatePageBody,
     success: { status: 201, description: "The created page.", schema: Page },
     rules: [
-      { code: "validation_error", when: "`title` or `content` holds a NUL or a lone surrogate." },
-      { code: "validation_error", when: "`team_id` is absent while the key targets several teams, or names a team the key's creator cannot see." },
+      { code: "validation_error", when: "`title` or `content` holds a lone surrogate." },
+      { code: "validation_error", when: "`team_id` is absent while the key targets several teams." },
+      { code: "not_found", when: "`team_id` names a team the key's creator cannot see (or of another workspace)." },
     ],
   },
   getPage: {
@@ -38,7 +40,7 @@ const PAGE_OPERATIONS = serviceOperations("pages", {
     success: { status: 200, description: "The updated page.", schema: Page },
     rules: [
       { code: "validation_error", when: "The body has neither `title` nor `content` (`details.fields` lists both)." },
-      { code: "validation_error", when: "`title` or `content` holds a NUL or a lone surrogate." },
+      { code: "validation_error", when: "`title` or `content` holds a lone surrogate." },
     ],
   },
   deletePage: {
@@ -68,6 +70,31 @@ const CALENDAR_OPERATIONS = serviceOperations("calendar", {
     query: EventListQuery,
     success: { status: 200, description: "One result page of events.", schema: CalendarEventList },
   },
+  getCalendarEvent: {
+    method: "GET", path: "/api/calendar/events/:id", scope: "calendar:read",
+    summary: "Get a calendar event",
+    description: "Extension: one event by its id, in the shape of a list item.",
+    success: { status: 200, description: "The event.", schema: CalendarEvent },
+  },
+  updateCalendarEvent: {
+    method: "PUT", path: "/api/calendar/events/:id", scope: "calendar:update",
+    summary: "Update a calendar event",
+    description:
+      "Extension: changes the fields that are given, as an update of a page does; omitted fields keep their values, `null` clears an optional field, `attendees` replaces the list, `calendar_id` moves the event. `updated_at` strictly increases.",
+    body: UpdateEventBody,
+    success: { status: 200, description: "The updated event.", schema: CalendarEvent },
+    rules: [
+      { code: "bad_request", when: "The body has none of the event's fields (`details.fields` lists them all)." },
+      { code: "not_found", when: "`calendar_id` names a calendar that does not exist or is not visible to the key's creator." },
+      { code: "validation_error", when: "`ends_at` would be before `starts_at` once the update is applied." },
+    ],
+  },
+  deleteCalendarEvent: {
+    method: "DELETE", path: "/api/calendar/events/:id", scope: "calendar:delete",
+    summary: "Delete a calendar event",
+    description: "Extension: deletes the event and its attendees permanently and at once.",
+    success: { status: 204, description: "The event was deleted; the body is empty." },
+  },
   createCalendar: {
     method: "POST", path: "/api/calendar/calendars", scope: "calendar:create",
     summary: "Create a calendar",
@@ -75,8 +102,8 @@ const CALENDAR_OPERATIONS = serviceOperations("calendar", {
     body: CreateCalendarBody,
     success: { status: 201, description: "The created calendar.", schema: Calendar },
     rules: [
-      { code: "bad_request", when: "`name` is blank or longer than 255 code points." },
-      { code: "bad_request", when: "`team_id` is absent while the key targets several teams, or names a team the key's creator cannot see." },
+      { code: "bad_request", when: "`team_id` is absent while the key targets several teams." },
+      { code: "not_found", when: "`team_id` names a team the key's creator cannot see (or of another workspace)." },
     ],
   },
   listCalendars: {
@@ -85,6 +112,25 @@ const CALENDAR_OPERATIONS = serviceOperations("calendar", {
     description: "Extension: the calendars the key can see, in the list envelope.",
     query: CalendarListQuery,
     success: { status: 200, description: "One result page of calendars.", schema: CalendarList },
+  },
+  getCalendar: {
+    method: "GET", path: "/api/calendar/calendars/:id", scope: "calendar:read",
+    summary: "Get a calendar",
+    description: "Extension: one calendar by its id.",
+    success: { status: 200, description: "The calendar.", schema: Calendar },
+  },
+  updateCalendar: {
+    method: "PUT", path: "/api/calendar/calendars/:id", scope: "calendar:update",
+    summary: "Rename a calendar",
+    description: "Extension: sets the calendar's name; its team is fixed at creation. `updated_at` strictly increases.",
+    body: UpdateCalendarBody,
+    success: { status: 200, description: "The updated calendar.", schema: Calendar },
+  },
+  deleteCalendar: {
+    method: "DELETE", path: "/api/calendar/calendars/:id", scope: "calendar:delete",
+    summary: "Delete a calendar and its events",
+    description: "Extension: deletes the calendar together with every event in it (and their attendees), permanently and in one transaction.",
+    success: { status: 204, description: "The calendar and its events were deleted; the body is empty." },
   },
 });
 
@@ -108,6 +154,14 @@ export interface ServiceContext {
   principal: Principal;
   /** When the gateway stops waiting: work started for the request commits only before it. */
   deadline: Deadline;
+  /** The request's `If-Match`, for an update or delete to check in its own statement. */
+  ifMatch?: string;
+}
+
+/** Where a resource created at this collection path can be read: the table's GET by id beneath it, if there is one. */
+export function resourcePathOf(collectionPath: string): string | undefined {
+  const candidate = `${collectionPath.replace(/\/$/, "")}/:id`;
+  return PUBLIC_OPERATION_LIST.some((operation) => operation.method === "GET" && operation.path === candidate) ? candidate : undefined;
 }
 
 /** A handler for each of the named operations. */

@@ -20,6 +20,11 @@ function compile(path: string): RegExp {
   return new RegExp(`^${source}/?$`);
 }
 
+/** The methods a path accepts: its operations', and HEAD wherever GET is. */
+export function allowedMethods(operations: readonly Pick<PublicOperation, "method">[]): string[] {
+  return operations.flatMap((operation) => (operation.method === "GET" ? ["GET", "HEAD"] : [operation.method]));
+}
+
 /** Matches a request against the public operation table: an unknown path is 404, a known path with another method 405 with Allow. */
 export function createRouteTable(operations: readonly PublicOperation[] = PUBLIC_OPERATION_LIST) {
   const paths: CompiledPath[] = [];
@@ -32,9 +37,10 @@ export function createRouteTable(operations: readonly PublicOperation[] = PUBLIC
     match(method: string, pathname: string): RouteMatch {
       const entry = paths.find(({ pattern }) => pattern.test(pathname));
       if (!entry) return { kind: "not_found" };
-      const route = entry.routes.find((candidate) => candidate.method === method);
+      // HEAD is served wherever GET is, as that GET.
+      const route = entry.routes.find((candidate) => candidate.method === (method === "HEAD" ? "GET" : method));
       if (route) return { kind: "found", route };
-      return { kind: "method_not_allowed", allow: entry.routes.map((candidate) => candidate.method) };
+      return { kind: "method_not_allowed", allow: allowedMethods(entry.routes) };
     },
   };
 }

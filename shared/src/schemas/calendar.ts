@@ -1,6 +1,7 @@
 import { t, type Static, type TSchema } from "elysia";
 import { STORABLE_TEXT_PATTERN } from "../text/storable-text";
 import { ListEnvelope, PagingQuery } from "./list";
+import { PAGE_TITLE_PATTERN } from "./pages";
 
 /**
  * Elysia's t.Integer also accepts numeric strings ("5"), which a JSON body must
@@ -84,6 +85,12 @@ export const CreateEventBody = t.Object(
 );
 export type CreateEventBody = Static<typeof CreateEventBody>;
 
+const UpdatedAt = t.String({
+  format: "date-time",
+  description: "Extension: when it last changed, UTC with microseconds; strictly increases on every update. The `ETag` derives from it.",
+  examples: ["2026-03-01T08:00:00.000123Z"],
+});
+
 const NullableString = (description: string, options: { format?: string } = {}) =>
   t.Union([t.String(options), t.Null()], { description });
 
@@ -103,8 +110,9 @@ export const CalendarEvent = t.Object(
     location: NullableString("Null when not given."),
     conference_url: NullableString("Null when not given.", { format: "uri" }),
     attendees: t.Array(Attendee, { description: "In the order given; empty when none." }),
-    notes: t.Optional(t.String({ description: "Present only when given on create." })),
-    reminder_minutes_before_start: t.Optional(t.Integer({ minimum: 0, maximum: MAX_REMINDER_MINUTES, description: "Present only when given on create." })),
+    notes: t.Optional(t.String({ description: "Present only when given." })),
+    reminder_minutes_before_start: t.Optional(t.Integer({ minimum: 0, maximum: MAX_REMINDER_MINUTES, description: "Present only when given." })),
+    updated_at: UpdatedAt,
   },
   { title: "CalendarEvent", description: "A calendar event (spec 2.1); list items have exactly this shape." },
 );
@@ -132,23 +140,28 @@ export const Calendar = t.Object(
     name: t.String({ examples: ["Engineering on-call"] }),
     team_id: t.Union([t.String({ format: "uuid" }), t.Null()], { description: "The team of the calendar; null at workspace level." }),
     created_at: DateTimeOut("Creation time in UTC.", "2026-03-01T08:00:00.000Z"),
+    updated_at: UpdatedAt,
   },
   { title: "Calendar", description: "A calendar that holds events (extension, contract 5)." },
 );
 export type Calendar = Static<typeof Calendar>;
 
+/** The page title's rule: 1 to 255 code points, not only whitespace, no NUL or lone surrogate. */
+export const CalendarName = t.String({
+  minLength: 1,
+  pattern: PAGE_TITLE_PATTERN,
+  description: "1 to 255 characters (code points), not only whitespace; no NUL or lone surrogate.",
+  examples: ["Engineering on-call"],
+});
+
 export const CreateCalendarBody = t.Object(
   {
-    name: t.String({
-      pattern: STORABLE_TEXT_PATTERN,
-      description: "1 to 255 characters (code points), not only whitespace; no NUL or lone surrogate.",
-      examples: ["Engineering on-call"],
-    }),
+    name: CalendarName,
     team_id: t.Optional(
       t.Union([Uuid("The team; defaults to the key's team when it targets exactly one, else workspace level."), t.Null()]),
     ),
   },
-  { title: "CreateCalendarRequest" },
+  { title: "CreateCalendarRequest", examples: [{ name: "Engineering on-call" }] },
 );
 export type CreateCalendarBody = Static<typeof CreateCalendarBody>;
 

@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";
 
 /** Spec 2.5: the envelope of every list response. */
@@ -18,18 +19,27 @@ export const DEFAULT_PER_PAGE = 20;
 
 /**
  * The `page` and `per_page` query parameters of every list (spec 4.3; the
- * calendar's "as for pages", contract 5). Their minimum of 1 is checked by
- * resolvePaging: Elysia's coercing t.Integer reports a failed minimum without
- * the parameter's name.
+ * calendar's "as for pages"). Integers written in decimal digits only: the
+ * operation mount reads them strictly (`0x10`, `1e1`, `+1`, ` 1`, `1.0` and
+ * values past 2^53 - 1 are refused naming the parameter), so the schema is the
+ * plain JSON integer the document shows, bounds included.
  */
 export const PagingQuery = {
-  page: t.Optional(
-    t.Integer({ default: 1, description: "Result page number, at least 1; past the end answers 200 with empty data.", examples: [1] }),
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      default: 1,
+      description: "Result page number, at least 1, in decimal digits; past the end answers 200 with empty data.",
+      examples: [1],
+    }),
   ),
-  per_page: t.Optional(
-    t.Integer({
+  per_page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
       default: DEFAULT_PER_PAGE,
-      description: `Page size, at least 1, default ${DEFAULT_PER_PAGE}; values above ${MAX_PER_PAGE} are clamped to ${MAX_PER_PAGE}.`,
+      description: `Page size, at least 1, in decimal digits, default ${DEFAULT_PER_PAGE}; values above ${MAX_PER_PAGE} are clamped to ${MAX_PER_PAGE}.`,
       examples: [DEFAULT_PER_PAGE],
     }),
   ),

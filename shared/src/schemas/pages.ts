@@ -5,17 +5,21 @@ import { ListEnvelope, PagingQuery } from "./list";
 export const PAGE_TITLE_MAX_CODE_POINTS = 255;
 
 /**
- * Contract 4: 1 to 255 Unicode code points, not only whitespace. TypeBox's
- * maxLength counts UTF-16 units, so the length lives in the pattern: a surrogate
- * pair is one step. Without the `u` flag (TypeBox) a pair matches the first
- * branch; with it (JSON Schema tools) the code point matches the second. Each
- * position has one branch only, so a long title fails fast, never backtracks.
+ * 1 to 255 Unicode code points, not only whitespace, no NUL (Postgres text
+ * cannot hold one). TypeBox's maxLength counts UTF-16 units, so the length
+ * lives in the pattern: a surrogate pair is one step. Without the `u` flag
+ * (TypeBox) a pair matches the first branch; with it (JSON Schema tools) the
+ * code point matches the second. Each position has one branch only, so a long
+ * title fails fast, never backtracks. Calendar names follow the same rule.
  */
-export const PAGE_TITLE_PATTERN = textRulePattern(String.raw`^(?=\s{0,254}\S)(?:[\uD800-\uDBFF][\uDC00-\uDFFF]|[^\uD800-\uDBFF]){1,255}$`, {
+export const PAGE_TITLE_PATTERN = textRulePattern(String.raw`^(?=\s{0,254}\S)(?:[\uD800-\uDBFF][\uDC00-\uDFFF]|[^\u0000\uD800-\uDFFF]){1,255}$`, {
   minCodePoints: 1,
   maxCodePoints: PAGE_TITLE_MAX_CODE_POINTS,
   notBlank: true,
 });
+
+/** Text without NUL, which Postgres text cannot hold; a plain class scan, fast on megabytes of content. */
+export const NO_NUL_PATTERN = String.raw`^[^\u0000]*$`;
 
 const TITLE_DESCRIPTION = "1 to 255 Unicode code points; a title of only whitespace is blank and refused. Need not be unique.";
 
@@ -27,7 +31,8 @@ const PageTitle = t.String({
 });
 
 const PageContent = t.String({
-  description: "Plain text or Markdown. No enforced maximum length (the request body is limited to 10 MiB).",
+  pattern: NO_NUL_PATTERN,
+  description: "Plain text or Markdown, without NUL. No enforced maximum length (the request body is limited to 10 MiB).",
   examples: ["# Goals\n\n- Ship the pages API"],
 });
 
@@ -75,13 +80,15 @@ export const UpdatePageBody = t.Object(
   {
     title: t.Optional(PageTitle),
     content: t.Optional(
-      t.String({ description: "Replaces the content fully; an empty string clears it. Omitted: the content is kept." }),
+      t.String({ pattern: NO_NUL_PATTERN, description: "Replaces the content fully; an empty string clears it. Omitted: the content is kept." }),
     ),
   },
   {
     $id: "#/components/schemas/UpdatePageBody",
     title: "UpdatePageBody",
     description: "At least one of title and content must be present, otherwise 422 validation_error naming both.",
+    // For the document: the service makes this check itself, to name both fields.
+    anyOf: [{ required: ["title"] }, { required: ["content"] }],
     examples: [{ content: "" }, { title: "Renamed" }],
   },
 );

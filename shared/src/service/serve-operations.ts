@@ -1,15 +1,43 @@
 import type { AnyElysia } from "elysia";
 import type { Deadline } from "../http/deadline";
 import type { Principal } from "../principal/principal";
-import { mountOperations } from "../operations/mount-operations";
+import { entityTag, noneMatchHits } from "../http/entity-tag";
+import { mountOperations, type OperationResult } from "../operations/mount-operations";
+import { fillPath } from "../operations/operation";
 import {
   PUBLIC_OPERATION_LIST,
   type PublicHandlers,
   type PublicOperations,
   type ServiceContext,
   type ServiceOperationId,
+  resourcePathOf,
 } from "../operations/public-operations";
-import type { ServiceName } from "../operations/public-operation";
+import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operation";
+
+/** A single resource as answered: its id and the instant of its last change name its version. */
+function versionOf(result: unknown): { id: string; updatedAt: string } | undefined {
+  if (result === null || typeof result !== "object") return undefined;
+  const { id, updated_at: updatedAt } = result as { id?: unknown; updated_at?: unknown };
+  return typeof id === "string" && typeof updatedAt === "string" ? { id, updatedAt } : undefined;
+}
+
+/**
+ * The headers that travel with a single resource: its `ETag`, and on a 201 the
+ * `Location` it can be read at. A GET whose `If-None-Match` names the current
+ * tag answers 304 with no body.
+ */
+function answerWithVersion({ operation, request, result }: OperationResult) {
+  const version = versionOf(result);
+  if (!version) return undefined;
+  const etag = entityTag(version.id, version.updatedAt);
+  if (operation.method === "GET" && noneMatchHits(request.headers.get("if-none-match"), etag)) {
+    return { response: new Response(null, { status: 304, headers: { etag } }) };
+  }
+  const headers: Record<string, string> = { etag };
+  const location = operation.success.status === 201 ? resourcePathOf(operation.path) : undefined;
+  if (location) headers.location = fillPath(location, { id: version.id });
+  return { headers };
+}
 
 /**
  * Serves the service's operations of the public table, each from its
@@ -25,5 +53,13 @@ export function serveOperations<App extends AnyElysia, Service extends ServiceNa
   const operations = Object.fromEntries(
     PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service).map((operation) => [operation.operationId, operation]),
   ) as Pick<PublicOperations, ServiceOperationId<Service>>;
-  return mountOperations(app, operations, handlers, (context): ServiceContext => ({ principal: context.principal as Principal, deadline: context.deadline as Deadline }));
+  return mountOperations(app, operations, handlers, {
+    context: (context): ServiceContext => ({
+      principal: context.principal as Principal,
+      deadline: context.deadline as Deadline,
+      ifMatch: (context.request as Request).headers.get("if-match") ?? undefined,
+    }),
+    invalidQueryCode: PUBLIC_SERVICES[service].validationCode,
+    answer: answerWithVersion,
+  });
 }

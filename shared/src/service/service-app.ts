@@ -13,6 +13,7 @@ import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operatio
 import type { VerificationKeys } from "../principal/internal-token";
 import { serveOperations } from "./serve-operations";
 import { workspacePurgeRoute, type ServiceInternals } from "./workspace-purge";
+import { registerDateTimeFormat } from "../schemas/date-time";
 
 /** What a resource service's createApp is handed. */
 export interface ServiceDeps {
@@ -43,6 +44,7 @@ export function serviceApp<Service extends ServiceName>(
   internals: ServiceInternals,
 ) {
   const { validationCode } = PUBLIC_SERVICES[service];
+  registerDateTimeFormat();
   const app = new Elysia({ normalize: "typebox" })
     .use(requestMetrics({ validationCode, metrics: deps.metrics }))
     .use(errorHandler({ validationCode, logger: deps.logger }))

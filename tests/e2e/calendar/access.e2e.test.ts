@@ -147,14 +147,14 @@ describe("POST /api/calendar/calendars/", () => {
     const name = "📅".repeat(255);
     const response = await call("POST", "/api/calendar/calendars/", { name });
     expect(response.status).toBe(201);
-    expect(response.body).toEqual({ id: expect.any(String), name, team_id: null, created_at: expect.stringMatching(/Z$/) });
+    expect(response.body).toEqual({ id: expect.any(String), name, team_id: null, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/) });
   });
 
-  test("when team_id names a team of another workspace, then 400 bad_request naming team_id", async () => {
+  test("when team_id names a team of another workspace, then 404 not_found naming team_id, as anything the creator cannot see", async () => {
     const { call } = await calendarTenant();
     const other = await seedTenant(await system());
     const response = await call("POST", "/api/calendar/calendars/", { name: "x", team_id: await other.team() });
-    expectError(response, 400, "bad_request", ["team_id"]);
+    expectError(response, 404, "not_found", ["team_id"]);
   });
 
   test("when calendars are listed, then they come in creation order in the envelope", async () => {

@@ -35,6 +35,7 @@ describe("POST /api/calendar/events/: a valid body", () => {
       location: null,
       conference_url: null,
       attendees: [],
+      updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),
     });
   });
 

@@ -64,7 +64,7 @@ describe("routing at the gateway", () => {
     for (const method of ["PATCH", "PROPFIND", "OPTIONS"]) {
       const response = await apiClient(system.baseUrl)(method, "/v1/new-page/");
       expect(response.status).toBe(405);
-      expect(response.headers.get("allow")).toBe("GET, POST");
+      expect(response.headers.get("allow")).toBe("GET, HEAD, POST");
       expect(response.body.error.code).toBe("method_not_allowed");
     }
   });

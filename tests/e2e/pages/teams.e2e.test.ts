@@ -63,9 +63,9 @@ describe("team targeting (contract 6)", () => {
     expect((await call("GET", PAGES)).body.total).toBe(3);
   });
 
-  test("when a workspace-wide key names a team that does not exist or a malformed one, then 422 names team_id", async () => {
+  test("when a workspace-wide key names a team that does not exist, then 404 names team_id; a malformed one is 422", async () => {
     const { owner } = await teamWorkspace();
-    expectError(await owner("POST", PAGES, { title: "x", team_id: "0190a5e0-0000-7000-8000-000000000000" }), 422, "validation_error", ["team_id"]);
+    expectError(await owner("POST", PAGES, { title: "x", team_id: "0190a5e0-0000-7000-8000-000000000000" }), 404, "not_found", ["team_id"]);
     expectError(await owner("POST", PAGES, { title: "x", team_id: "team-a" }), 422, "validation_error", ["team_id"]);
   });
 
@@ -89,11 +89,11 @@ describe("visibility (contract 6)", () => {
     expect((await call("GET", `${PAGES}/${workspacePage.id}`)).status).toBe(200);
   });
 
-  test("when a member in no team creates in team B, then 422 names team_id", async () => {
+  test("when a member in no team creates in team B, then 404 names team_id: a team the creator cannot see answers as any hidden resource", async () => {
     const { tenant, teamB } = await teamWorkspace();
     const member = await tenant.member("member");
     const call = await clientFor(tenant, { created_by: member });
-    expectError(await call("POST", PAGES, { title: "x", team_id: teamB }), 422, "validation_error", ["team_id"]);
+    expectError(await call("POST", PAGES, { title: "x", team_id: teamB }), 404, "not_found", ["team_id"]);
   });
 
   test("when an admin outside every team lists, then every team's pages are visible", async () => {

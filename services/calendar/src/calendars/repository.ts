@@ -1,11 +1,14 @@
-import type { ListVisibility, Sql } from "@ws/shared";
+import { versionCondition, type ListVisibility, type Sql } from "@ws/shared";
 import type { Calendar } from "@ws/shared";
+
+/** The one module that reads and writes the calendars table. */
 
 interface CalendarRow {
   id: string;
   team_id: string | null;
   name: string;
   created_at: Date;
+  updated_at: string;
 }
 
 export interface NewCalendar {
@@ -17,8 +20,12 @@ export interface NewCalendar {
   createdAt: Date;
 }
 
+/** updated_at to the microsecond (the entity tag names it exactly), rendered by Postgres. */
+const COLUMNS = `c.id, c.team_id, c.name, c.created_at,
+  to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as updated_at`;
+
 export function toCalendar(row: CalendarRow): Calendar {
-  return { id: row.id, name: row.name, team_id: row.team_id, created_at: row.created_at.toISOString() };
+  return { id: row.id, name: row.name, team_id: row.team_id, created_at: row.created_at.toISOString(), updated_at: row.updated_at };
 }
 
 /** The SQL condition for "a calendar (aliased c) this principal may list". */
@@ -29,17 +36,35 @@ export function visibleCalendars(sql: Sql, workspaceId: string, visibility: List
 
 export async function insertCalendar(sql: Sql, calendar: NewCalendar): Promise<Calendar> {
   const [row] = await sql<CalendarRow[]>`
-    insert into calendars (id, workspace_id, team_id, name, created_by, created_at)
-    values (${calendar.id}, ${calendar.workspaceId}, ${calendar.teamId}, ${calendar.name}, ${calendar.createdBy}, ${calendar.createdAt})
-    returning id, team_id, name, created_at`;
+    with c as (insert into calendars (id, workspace_id, team_id, name, created_by, created_at, updated_at)
+      values (${calendar.id}, ${calendar.workspaceId}, ${calendar.teamId}, ${calendar.name}, ${calendar.createdBy}, ${calendar.createdAt}, ${calendar.createdAt})
+      returning *)
+    select ${sql.unsafe(COLUMNS)} from c`;
   return toCalendar(row!);
 }
 
-/** A calendar of the workspace, whoever may see it; access is the caller's decision. */
-export async function findCalendar(sql: Sql, workspaceId: string, id: string): Promise<{ id: string; teamId: string | null } | null> {
-  const [row] = await sql<{ id: string; team_id: string | null }[]>`
-    select id, team_id from calendars where workspace_id = ${workspaceId} and id = ${id}`;
-  return row ? { id: row.id, teamId: row.team_id } : null;
+/** A calendar of the workspace, whoever may see it (access is the caller's decision); locked when `forUpdate`. */
+export async function findCalendar(sql: Sql, workspaceId: string, id: string, forUpdate = false): Promise<Calendar | null> {
+  const [row] = await sql<CalendarRow[]>`
+    select ${sql.unsafe(COLUMNS)} from calendars c where c.workspace_id = ${workspaceId} and c.id = ${id}
+    ${forUpdate ? sql`for update` : sql``}`;
+  return row ? toCalendar(row) : null;
+}
+
+/** Null when the calendar is gone or not at an accepted version. */
+export async function renameCalendar(sql: Sql, workspaceId: string, id: string, name: string, versions?: string[]): Promise<Calendar | null> {
+  const [row] = await sql<CalendarRow[]>`
+    with c as (update calendars set name = ${name}, updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond')
+      where workspace_id = ${workspaceId} and id = ${id} ${versionCondition(sql, versions)}
+      returning *)
+    select ${sql.unsafe(COLUMNS)} from c`;
+  return row ? toCalendar(row) : null;
+}
+
+/** Its events and their attendees go with it (the foreign keys cascade). False when gone or not at an accepted version. */
+export async function deleteCalendar(sql: Sql, workspaceId: string, id: string, versions?: string[]): Promise<boolean> {
+  const result = await sql`delete from calendars where workspace_id = ${workspaceId} and id = ${id} ${versionCondition(sql, versions)}`;
+  return result.count > 0;
 }
 
 export async function countCalendars(sql: Sql, workspaceId: string, visibility: ListVisibility): Promise<number> {
@@ -56,7 +81,7 @@ export async function listCalendars(
   offset: number,
 ): Promise<Calendar[]> {
   const rows = await sql<CalendarRow[]>`
-    select c.id, c.team_id, c.name, c.created_at from calendars c
+    select ${sql.unsafe(COLUMNS)} from calendars c
     where ${visibleCalendars(sql, workspaceId, visibility)}
     order by c.created_at, c.id
     limit ${limit} offset ${offset}`;

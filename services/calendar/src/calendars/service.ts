@@ -1,13 +1,26 @@
-import { ApiError, assertCanAccess, listVisibility, readList, resolveCreateTeam, resolvePaging, uuidv7, writeWithin, type Deadline, type Pool, type Principal } from "@ws/shared";
-import type { Calendar, CalendarList, CalendarListQuery, CreateCalendarBody } from "@ws/shared";
+import {
+  ApiError,
+  assertCanAccess,
+  isUuid,
+  listVisibility,
+  preconditionFailed,
+  readList,
+  requiredVersions,
+  resolveCreateTeam,
+  resolvePaging,
+  uuidv7,
+  writeWithin,
+  type Deadline,
+  type Pool,
+  type Principal,
+  type Sql,
+} from "@ws/shared";
+import type { Calendar, CalendarList, CalendarListQuery, CreateCalendarBody, UpdateCalendarBody } from "@ws/shared";
 import * as calendars from "./repository";
 
-const MAX_NAME_CODE_POINTS = 255;
+const WHAT = "The calendar";
 
 export async function createCalendar(sql: Pool, principal: Principal, body: CreateCalendarBody, deadline: Deadline): Promise<Calendar> {
-  if (body.name.trim() === "" || [...body.name].length > MAX_NAME_CODE_POINTS) {
-    throw ApiError.badRequest("name must be 1 to 255 characters and not only whitespace.", ["name"]);
-  }
   const teamId = calendarTeam(principal, body.team_id);
   return writeWithin(sql, deadline, (tx) =>
     calendars.insertCalendar(tx, {
@@ -22,9 +35,9 @@ export async function createCalendar(sql: Pool, principal: Principal, body: Crea
 }
 
 /**
- * Contract 6's team rules, answered in the calendar's dialect: contract 3 keeps
- * 422 on the calendar for ends_at before starts_at alone, so an unusable
- * team_id is a 400 bad_request here.
+ * The team rules of every resource, answered in the calendar's dialect: the
+ * calendar keeps 422 for ends_at before starts_at alone, so a missing team_id
+ * for a key with several teams is a 400 bad_request here.
  */
 function calendarTeam(principal: Principal, requested: string | null | undefined): string | null {
   try {
@@ -46,9 +59,37 @@ export async function listCalendars(sql: Pool, principal: Principal, query: Cale
   });
 }
 
-/** Contract 5: an unknown or hidden calendar is 404, one outside the key's teams 403. */
-export async function requireWritableCalendar(sql: Pool, principal: Principal, calendarId: string): Promise<void> {
-  const calendar = await calendars.findCalendar(sql, principal.workspace_id, calendarId);
-  if (!calendar) throw ApiError.notFound("The calendar does not exist.");
-  assertCanAccess(principal, calendar.teamId, "The calendar");
+/** An unknown, malformed or hidden calendar is 404, one outside the key's teams 403; locked when `forUpdate`. */
+export async function visibleCalendar(sql: Sql, principal: Principal, id: string, forUpdate = false): Promise<Calendar> {
+  const calendar = isUuid(id) ? await calendars.findCalendar(sql, principal.workspace_id, id, forUpdate) : null;
+  if (!calendar) throw ApiError.notFound(`${WHAT} does not exist.`);
+  assertCanAccess(principal, calendar.team_id, WHAT);
+  return calendar;
+}
+
+/** A calendar that can receive events from this key (create, or an event moved into it). */
+export async function requireWritableCalendar(sql: Sql, principal: Principal, calendarId: string): Promise<void> {
+  await visibleCalendar(sql, principal, calendarId);
+}
+
+export function getCalendar(sql: Pool, principal: Principal, id: string): Promise<Calendar> {
+  return visibleCalendar(sql, principal, id);
+}
+
+/** Locked while access is checked, so the version condition in the update itself is all that can fail after it: a 412. */
+export function renameCalendar(sql: Pool, principal: Principal, id: string, body: UpdateCalendarBody, deadline: Deadline, ifMatch?: string): Promise<Calendar> {
+  return writeWithin(sql, deadline, async (tx) => {
+    await visibleCalendar(tx, principal, id, true);
+    const renamed = await calendars.renameCalendar(tx, principal.workspace_id, id, body.name, requiredVersions(ifMatch, id));
+    if (!renamed) throw preconditionFailed(WHAT);
+    return renamed;
+  }) as Promise<Calendar>;
+}
+
+/** The calendar's events and their attendees are deleted with it, in the same transaction. */
+export async function deleteCalendar(sql: Pool, principal: Principal, id: string, deadline: Deadline, ifMatch?: string): Promise<void> {
+  await writeWithin(sql, deadline, async (tx) => {
+    await visibleCalendar(tx, principal, id, true);
+    if (!(await calendars.deleteCalendar(tx, principal.workspace_id, id, requiredVersions(ifMatch, id)))) throw preconditionFailed(WHAT);
+  });
 }

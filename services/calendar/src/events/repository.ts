@@ -1,4 +1,4 @@
-import type { Attendee, AttendeeStatus, CalendarEvent, ListVisibility, Sql } from "@ws/shared";
+import { versionCondition, type Attendee, type AttendeeStatus, type CalendarEvent, type ListVisibility, type Sql } from "@ws/shared";
 import { visibleCalendars } from "../calendars/repository";
 
 export interface NewEvent {
@@ -37,6 +37,7 @@ interface EventRow {
   conference_url: string | null;
   notes: string | null;
   reminder_minutes_before_start: number | null;
+  updated_at: string;
 }
 
 interface AttendeeRow {
@@ -49,10 +50,12 @@ interface AttendeeRow {
 /**
  * The columns an event is answered from, for a table aliased e. Instants are
  * rendered by Postgres: the driver's Date parsing reads years below 100 as 19xx.
+ * updated_at keeps its microseconds: the entity tag names it exactly.
  */
 function eventColumns(sql: Sql) {
   return sql`e.id, e.calendar_id, e.title, ${utc(sql, sql`e.starts_at`)} as starts_at, ${utc(sql, sql`e.ends_at`)} as ends_at,
-    e.is_all_day, e.location, e.conference_url, e.notes, e.reminder_minutes_before_start`;
+    e.is_all_day, e.location, e.conference_url, e.notes, e.reminder_minutes_before_start,
+    to_char(e.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as updated_at`;
 }
 
 function utc(sql: Sql, column: ReturnType<Sql>) {
@@ -76,22 +79,107 @@ function toEvent(row: EventRow, attendees: Attendee[]): CalendarEvent {
     attendees,
     ...(row.notes === null ? {} : { notes: row.notes }),
     ...(row.reminder_minutes_before_start === null ? {} : { reminder_minutes_before_start: row.reminder_minutes_before_start }),
+    updated_at: row.updated_at,
   };
 }
 
 export async function insertEvent(sql: Sql, event: NewEvent): Promise<CalendarEvent> {
   const [row] = await sql<EventRow[]>`
     with e as (insert into calendar_events (id, workspace_id, calendar_id, title, starts_at, ends_at, is_all_day, location, conference_url,
-      notes, reminder_minutes_before_start, created_by, created_at)
+      notes, reminder_minutes_before_start, created_by, created_at, updated_at)
     values (${event.id}, ${event.workspaceId}, ${event.calendarId}, ${event.title}, ${event.startsAt}, ${event.endsAt}, ${event.isAllDay},
-      ${event.location}, ${event.conferenceUrl}, ${event.notes}, ${event.reminderMinutesBeforeStart}, ${event.createdBy}, ${event.createdAt})
+      ${event.location}, ${event.conferenceUrl}, ${event.notes}, ${event.reminderMinutesBeforeStart}, ${event.createdBy}, ${event.createdAt},
+      ${event.createdAt})
     returning *)
     select ${eventColumns(sql)} from e`;
-  if (event.attendees.length > 0) {
-    const rows = event.attendees.map((attendee, position) => ({ event_id: event.id, position, ...attendee }));
-    await sql`insert into calendar_event_attendees ${sql(rows, "event_id", "position", "email", "name", "status")}`;
-  }
+  await insertAttendees(sql, event.id, event.attendees);
   return toEvent(row!, event.attendees.map(toAttendee));
+}
+
+async function insertAttendees(sql: Sql, eventId: string, attendees: NewEvent["attendees"]): Promise<void> {
+  if (attendees.length === 0) return;
+  const rows = attendees.map((attendee, position) => ({ event_id: eventId, position, ...attendee }));
+  await sql`insert into calendar_event_attendees ${sql(rows, "event_id", "position", "email", "name", "status")}`;
+}
+
+async function attendeesOf(sql: Sql, eventIds: string[]): Promise<Map<string, Attendee[]>> {
+  const attendees = await sql<AttendeeRow[]>`
+    select event_id, email, name, status from calendar_event_attendees
+    where event_id = any(${sql.array(eventIds)}::uuid[])
+    order by event_id, position`;
+  const byEvent = new Map<string, Attendee[]>();
+  for (const attendee of attendees) {
+    const list = byEvent.get(attendee.event_id) ?? [];
+    list.push(toAttendee(attendee));
+    byEvent.set(attendee.event_id, list);
+  }
+  return byEvent;
+}
+
+/** The event and the team of its calendar (access is the caller's decision); the event row is locked when `forUpdate`. */
+export async function findEvent(
+  sql: Sql,
+  workspaceId: string,
+  id: string,
+  forUpdate = false,
+): Promise<{ event: CalendarEvent; teamId: string | null } | null> {
+  const [row] = await sql<(EventRow & { team_id: string | null })[]>`
+    select ${eventColumns(sql)}, c.team_id from calendar_events e join calendars c on c.id = e.calendar_id
+    where e.workspace_id = ${workspaceId} and e.id = ${id}
+    ${forUpdate ? sql`for update of e` : sql``}`;
+  if (!row) return null;
+  const attendees = await attendeesOf(sql, [row.id]);
+  return { event: toEvent(row, attendees.get(row.id) ?? []), teamId: row.team_id };
+}
+
+/** The columns an update may set, by name; only those given are written. */
+export interface EventChanges {
+  calendar_id?: string;
+  title?: string | null;
+  starts_at?: Date;
+  ends_at?: Date;
+  is_all_day?: boolean;
+  location?: string | null;
+  conference_url?: string | null;
+  notes?: string | null;
+  reminder_minutes_before_start?: number | null;
+}
+
+/**
+ * Writes the given columns (and replaces the attendees when given); updated_at
+ * moves strictly forward. Null when the event is gone or not at an accepted version.
+ */
+export async function updateEvent(
+  sql: Sql,
+  workspaceId: string,
+  id: string,
+  changes: EventChanges,
+  attendees: NewEvent["attendees"] | undefined,
+  versions?: string[],
+): Promise<CalendarEvent | null> {
+  const columns = Object.keys(changes) as (keyof EventChanges)[];
+  const nextVersion = sql`updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond')`;
+  // The driver writes `"column" = value` pairs for a helper only after `update` in the same fragment.
+  const update = columns.length > 0
+    ? sql`update calendar_events set ${sql(changes, columns)}, ${nextVersion}`
+    : sql`update calendar_events set ${nextVersion}`;
+  const [row] = await sql<EventRow[]>`
+    with e as (${update}
+      where workspace_id = ${workspaceId} and id = ${id} ${versionCondition(sql, versions)}
+      returning *)
+    select ${eventColumns(sql)} from e`;
+  if (!row) return null;
+  if (attendees !== undefined) {
+    await sql`delete from calendar_event_attendees where event_id = ${id}`;
+    await insertAttendees(sql, id, attendees);
+  }
+  return toEvent(row, (await attendeesOf(sql, [id])).get(id) ?? []);
+}
+
+/** Its attendees go with it. False when gone or not at an accepted version. */
+export async function deleteEvent(sql: Sql, workspaceId: string, id: string, versions?: string[]): Promise<boolean> {
+  const result = await sql`delete from calendar_events where workspace_id = ${workspaceId} and id = ${id} ${versionCondition(sql, versions)}`;
+  return result.count > 0;
 }
 
 function filterCondition(sql: Sql, filter: EventFilter) {
@@ -116,16 +204,7 @@ export async function listEvents(sql: Sql, filter: EventFilter, limit: number, o
     order by e.starts_at, e.id
     limit ${limit} offset ${offset}`;
   if (rows.length === 0) return [];
-  const attendees = await sql<AttendeeRow[]>`
-    select event_id, email, name, status from calendar_event_attendees
-    where event_id = any(${sql.array(rows.map((row) => row.id))}::uuid[])
-    order by event_id, position`;
-  const byEvent = new Map<string, Attendee[]>();
-  for (const attendee of attendees) {
-    const list = byEvent.get(attendee.event_id) ?? [];
-    list.push(toAttendee(attendee));
-    byEvent.set(attendee.event_id, list);
-  }
+  const byEvent = await attendeesOf(sql, rows.map((row) => row.id));
   return rows.map((row) => toEvent(row, byEvent.get(row.id) ?? []));
 }
 

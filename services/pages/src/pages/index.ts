@@ -7,7 +7,7 @@ export function pageOperations(deps: ServiceDeps): PublicHandlers<"listPages" | 
     listPages: ({ principal, query }) => pages.listPages(deps.sql, principal, query),
     createPage: ({ principal, body, deadline }) => pages.createPage(deps.sql, principal, body, deadline),
     getPage: ({ principal, params }) => pages.getPage(deps.sql, principal, params.id),
-    updatePage: ({ principal, params, body, deadline }) => pages.updatePage(deps.sql, principal, params.id, body, deadline),
-    deletePage: ({ principal, params, deadline }) => pages.deletePage(deps.sql, principal, params.id, deadline),
+    updatePage: ({ principal, params, body, deadline, ifMatch }) => pages.updatePage(deps.sql, principal, params.id, body, deadline, ifMatch),
+    deletePage: ({ principal, params, deadline, ifMatch }) => pages.deletePage(deps.sql, principal, params.id, deadline, ifMatch),
   };
 }

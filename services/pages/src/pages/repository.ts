@@ -1,4 +1,4 @@
-import type { Page, PageSort, SortOrder, Sql } from "@ws/shared";
+import { versionCondition, type Page, type PageSort, type SortOrder, type Sql } from "@ws/shared";
 
 /** The one module that reads and writes the pages table. */
 
@@ -52,25 +52,28 @@ export async function lockPage(sql: Sql, workspaceId: string, id: string): Promi
 /**
  * Omitted fields keep their values. updated_at moves past the stored value even
  * when now() has not (same microsecond, or a transaction that started earlier).
+ * Undefined when the page is gone or not at an accepted version.
  */
 export async function updatePage(
   sql: Sql,
   workspaceId: string,
   id: string,
   changes: { title?: string; content?: string },
+  versions?: string[],
 ): Promise<PageRow | undefined> {
   const [row] = await sql<PageRow[]>`
     update pages set
       title = coalesce(${changes.title ?? null}::text, title),
       content = coalesce(${changes.content ?? null}::text, content),
       updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond')
-    where workspace_id = ${workspaceId} and id = ${id}
+    where workspace_id = ${workspaceId} and id = ${id} ${versionCondition(sql, versions)}
     returning ${sql.unsafe(changes.content === undefined ? COLUMNS : COLUMNS_BUT_CONTENT)}`;
   return row && changes.content !== undefined ? withContent(row, changes.content) : row;
 }
 
-export async function deletePage(sql: Sql, workspaceId: string, id: string): Promise<boolean> {
-  const result = await sql`delete from pages where workspace_id = ${workspaceId} and id = ${id}`;
+/** False when the page is gone or not at an accepted version. */
+export async function deletePage(sql: Sql, workspaceId: string, id: string, versions?: string[]): Promise<boolean> {
+  const result = await sql`delete from pages where workspace_id = ${workspaceId} and id = ${id} ${versionCondition(sql, versions)}`;
   return result.count > 0;
 }
 

@@ -4,7 +4,9 @@ import {
   isStorableText,
   isUuid,
   listVisibility,
+  preconditionFailed,
   readList,
+  requiredVersions,
   resolvePaging,
   resolveCreateTeam,
   uuidv7,
@@ -68,23 +70,27 @@ export function getPage(sql: Pool, principal: Principal, id: string): Promise<Pa
   return visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId));
 }
 
-export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody, deadline: Deadline): Promise<Page> {
+/**
+ * The page is locked while access is checked, so the version condition in the
+ * update's own statement is all that can fail after it: a 412.
+ */
+export async function updatePage(sql: Pool, principal: Principal, id: string, body: UpdatePageBody, deadline: Deadline, ifMatch?: string): Promise<Page> {
   if (body.title === undefined && body.content === undefined) {
     throw ApiError.validation(["title", "content"], "Send at least one of title and content.", "at_least_one");
   }
   assertStorable({ title: body.title, content: body.content });
   return writeWithin(sql, deadline, async (tx) => {
     await visiblePage(principal, id, (workspaceId, pageId) => pages.lockPage(tx, workspaceId, pageId));
-    const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content });
-    if (!page) throw notFound();
+    const page = await pages.updatePage(tx, principal.workspace_id, id, { title: body.title, content: body.content }, requiredVersions(ifMatch, id));
+    if (!page) throw preconditionFailed(WHAT);
     return page;
   });
 }
 
-export async function deletePage(sql: Pool, principal: Principal, id: string, deadline: Deadline): Promise<void> {
+export async function deletePage(sql: Pool, principal: Principal, id: string, deadline: Deadline, ifMatch?: string): Promise<void> {
   await writeWithin(sql, deadline, async (tx) => {
     await visiblePage(principal, id, (workspaceId, pageId) => pages.lockPage(tx, workspaceId, pageId));
-    await pages.deletePage(tx, principal.workspace_id, id);
+    if (!(await pages.deletePage(tx, principal.workspace_id, id, requiredVersions(ifMatch, id)))) throw preconditionFailed(WHAT);
   });
 }
 

@@ -1,0 +1,82 @@
+import { ConfigError } from "@ws/shared";
+
+/** Which browser origins may call the API: none (the default), every one, or the listed ones. */
+export type CorsOrigins = { kind: "none" } | { kind: "any" } | { kind: "list"; origins: Set<string> };
+
+/** Response headers a browser script may read: the limits, the request id, and what conditional and idempotent requests answer. */
+export const EXPOSED_HEADERS = [
+  "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "X-Request-Id",
+  "ETag", "Location", "Idempotency-Replayed", "WWW-Authenticate", "Allow",
+];
+/** Request headers a browser script may send (Authorization is never covered by a wildcard, so every one is named). */
+const ALLOWED_HEADERS = ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "If-Match", "If-None-Match", "X-Request-Id"];
+const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE"];
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/**
+ * CORS_ALLOWED_ORIGINS: empty (no browser origin), `*`, or a comma list of
+ * origins written as browsers send them (`https://app.example.com`,
+ * `http://localhost:5173`: scheme, host and port only).
+ */
+export function parseCorsOrigins(value: string | undefined): CorsOrigins {
+  const text = value?.trim() ?? "";
+  if (text === "") return { kind: "none" };
+  if (text === "*") return { kind: "any" };
+  const origins = new Set<string>();
+  for (const item of text.split(",").map((part) => part.trim())) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(item);
+      if ((url.protocol === "http:" || url.protocol === "https:") && url.origin === item.toLowerCase()) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (!origin) {
+      throw new ConfigError("CORS_ALLOWED_ORIGINS", `must be * or a comma list of origins like https://app.example.com (scheme, host, optional port; no path), got "${item}".`);
+    }
+    origins.add(origin);
+  }
+  return { kind: "list", origins };
+}
+
+function allows(origins: CorsOrigins, origin: string): boolean {
+  return origins.kind === "any" || (origins.kind === "list" && origins.origins.has(origin.toLowerCase()));
+}
+
+/** A CORS preflight: OPTIONS asking, with Origin and Access-Control-Request-Method, whether the real request may follow. */
+export function isPreflight(request: Request): boolean {
+  return request.method === "OPTIONS" && request.headers.has("origin") && request.headers.has("access-control-request-method");
+}
+
+/**
+ * CORS for the public port. A preflight is answered here, before routing and
+ * authentication, so it needs no key and counts against none: 204, with the
+ * Access-Control-Allow-* headers only when the origin is allowed (a browser then
+ * refuses the real request). Every other answer to an allowed origin says so
+ * and exposes the headers a script needs. `Vary: Origin` always, since the
+ * answer depends on it.
+ */
+export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (request: Request, ...rest: Rest) => Promise<Response>) {
+  return async (request: Request, ...rest: Rest): Promise<Response> => {
+    const origin = request.headers.get("origin");
+    if (isPreflight(request)) {
+      const headers = new Headers({ vary: "Origin" });
+      if (origin && allows(origins, origin)) {
+        headers.set("access-control-allow-origin", origins.kind === "any" ? "*" : origin);
+        headers.set("access-control-allow-methods", ALLOWED_METHODS.join(", "));
+        headers.set("access-control-allow-headers", ALLOWED_HEADERS.join(", "));
+        headers.set("access-control-max-age", String(PREFLIGHT_MAX_AGE_SECONDS));
+      }
+      return new Response(null, { status: 204, headers });
+    }
+    const response = await fetch(request, ...rest);
+    if (origins.kind === "none") return response;
+    const headers = new Headers(response.headers);
+    headers.append("vary", "Origin");
+    if (origin && allows(origins, origin)) {
+      headers.set("access-control-allow-origin", origins.kind === "any" ? "*" : origin);
+      headers.set("access-control-expose-headers", EXPOSED_HEADERS.join(", "));
+    }
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+}

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ApiError, createLogger, migrate, openDatabase, uuidv7, type Database } from "@ws/shared";
+import { gatewayProcess } from "../definition";
+import { createIdempotency } from ".";
+
+let database: Database;
+let dataDir: string;
+let apiKeyId: string;
+
+/** A real (embedded) PostgreSQL with the gateway's migrations, and one API key for the records to belong to. */
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "idempotency-unit-"));
+  database = await openDatabase({ dataDir, poolMax: 1 });
+  await migrate(database.sql, "gateway", gatewayProcess.migrations);
+  const workspace = uuidv7();
+  const member = uuidv7();
+  apiKeyId = uuidv7();
+  await database.sql`insert into workspaces (id, name) values (${workspace}, 'w')`;
+  await database.sql`insert into members (id, workspace_id, email, role) values (${member}, ${workspace}, 'o@example.com', 'owner')`;
+  await database.sql`
+    insert into api_keys (id, workspace_id, name, created_by, key_hash, display_prefix, scopes)
+    values (${apiKeyId}, ${workspace}, 'k', ${member}, ${new Uint8Array([1, 2, 3])}, 'wsk_', '{}')`;
+  // Starting PGlite and migrating takes seconds on a busy machine.
+}, 60_000);
+
+afterAll(async () => {
+  await database.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const logger = createLogger("gateway", "silent");
+const operation = { operationId: "createPage", method: "POST" };
+
+function post(key: string, body = '{"title":"t"}') {
+  const request = new Request("http://gateway/v1/new-page", { method: "POST", headers: { "idempotency-key": key } });
+  return { request, operation, apiKeyId, body: new TextEncoder().encode(body) };
+}
+
+function counting(answer: () => Response | Promise<Response>) {
+  let calls = 0;
+  return {
+    run: () => {
+      calls++;
+      return Promise.resolve(answer());
+    },
+    calls: () => calls,
+  };
+}
+
+describe("idempotency, in process against the gateway's real schema", () => {
+  test("when the first answer is a 504 (outcome unknown), then it is kept and replayed, and the work is not run again", async () => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const work = counting(() => {
+      throw new ApiError("outcome_unknown", "The service did not answer in time; it may still have done the work.");
+    });
+    const key = crypto.randomUUID();
+    await expect(idempotency.run(post(key), work.run)).rejects.toMatchObject({ status: 504 });
+    const replayed = await idempotency.run(post(key), work.run);
+    expect(replayed.status).toBe(504);
+    expect(replayed.headers.get("idempotency-replayed")).toBe("true");
+    expect(((await replayed.json()) as { error: { code: string } }).error.code).toBe("outcome_unknown");
+    expect(work.calls()).toBe(1);
+  });
+
+  test("when a 503 says the work was not done, then the key is free and the next attempt runs it", async () => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    let first = true;
+    const work = counting(() => {
+      if (first) {
+        first = false;
+        throw new ApiError("service_unavailable", "down");
+      }
+      return Response.json({ id: "x" }, { status: 201 });
+    });
+    const key = crypto.randomUUID();
+    await expect(idempotency.run(post(key), work.run)).rejects.toMatchObject({ status: 503 });
+    expect((await idempotency.run(post(key), work.run)).status).toBe(201);
+    expect(work.calls()).toBe(2);
+  });
+
+  test("when the attempt holding a key outlives its lock (its gateway stopped), then the key answers 504 outcome_unknown from then on", async () => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const key = crypto.randomUUID();
+    let releaseFirst!: () => void;
+    const first = idempotency.run(post(key), () => new Promise<Response>((resolve) => (releaseFirst = () => resolve(Response.json({}, { status: 201 })))));
+    await Bun.sleep(50);
+    await expect(idempotency.run(post(key), () => Promise.resolve(new Response())).catch((error: ApiError) => error.code)).resolves.toBe("idempotency_key_in_use");
+    // As if the lock ran out: the record's holder is presumed gone.
+    await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where idempotency_key = ${key}`;
+    const settled = await idempotency.run(post(key), () => Promise.resolve(Response.json({}, { status: 201 })));
+    expect(settled.status).toBe(504);
+    expect(settled.headers.get("idempotency-replayed")).toBe("true");
+    releaseFirst();
+    // The late first attempt finds its key settled and does not overwrite it.
+    expect((await first).status).toBe(201);
+    expect((await idempotency.run(post(key), () => Promise.resolve(new Response()))).status).toBe(504);
+  });
+
+  test("when a record has expired, then the key is taken afresh, and the purge removes expired records only", async () => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const expired = crypto.randomUUID();
+    const live = crypto.randomUUID();
+    const created = () => Promise.resolve(Response.json({ id: crypto.randomUUID() }, { status: 201 }));
+    const firstId = ((await (await idempotency.run(post(expired), created)).json()) as { id: string }).id;
+    await idempotency.run(post(live), created);
+    await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where idempotency_key = ${expired}`;
+    const again = await idempotency.run(post(expired, '{"title":"another body is fine once expired"}'), created);
+    expect(again.headers.get("idempotency-replayed")).toBeNull();
+    expect(((await again.json()) as { id: string }).id).not.toBe(firstId);
+    await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where idempotency_key = ${expired}`;
+    expect(await idempotency.purgeExpired()).toBeGreaterThanOrEqual(1);
+    const left = await database.sql`select idempotency_key from idempotency_keys where idempotency_key in (${expired}, ${live})`;
+    expect(left.map((row) => row.idempotency_key)).toEqual([live]);
+  });
+
+  test("when the store is unreachable, then a request with a key is refused with 503 instead of running unguarded", async () => {
+    const broken = await openDatabase({ url: "postgres://nobody@127.0.0.1:9/none", dataDir, poolMax: 1 });
+    const idempotency = createIdempotency({ sql: broken.sql, logger, upstreamTimeoutMs: 1000 });
+    const work = counting(() => Response.json({}, { status: 201 }));
+    await expect(idempotency.run(post(crypto.randomUUID()), work.run)).rejects.toMatchObject({ status: 503, code: "service_unavailable" });
+    expect(work.calls()).toBe(0);
+    // Without a key nothing is stored, so nothing is in the way.
+    const plain = { ...post("unused"), request: new Request("http://gateway/v1/new-page", { method: "POST" }) };
+    expect((await idempotency.run(plain, work.run)).status).toBe(201);
+    await broken.close();
+  });
+});

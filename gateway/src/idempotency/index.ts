@@ -1,0 +1,185 @@
+import { createHash } from "node:crypto";
+import { ApiError, ERROR_STATUS, errorBody, requestIdOf, type Logger, type Pool } from "@ws/shared";
+import * as store from "./store";
+import type { KeyRef, StoredAnswer } from "./store";
+
+export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+export const REPLAYED_HEADER = "idempotency-replayed";
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** How long a key's first answer is replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** The headers of an answer that describe what was done; rate-limit headers and the request id belong to each request. */
+const REPLAYED_HEADERS = ["content-type", "etag", "location"];
+/** Visible ASCII and spaces, as a header value carries them: 1 to 255 of them. */
+const WELL_FORMED_KEY = new RegExp(`^[\\x20-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}$`);
+const PURGE_BATCH = 1000;
+
+export interface IdempotentRequest {
+  request: Request;
+  operation: { operationId: string; method: string };
+  /** The API key the request authenticated with: keys are per API key. */
+  apiKeyId: string;
+  body: Uint8Array | null;
+}
+
+/**
+ * What an answer says about the work: 2xx was done; 4xx and 503 were not
+ * (refused before any change, or never reached the service), so the key is let
+ * go and a retry runs afresh; any other 5xx, 504 above all, may or may not have
+ * been done, so it is kept and replayed: running it again could do it twice.
+ */
+function keeps(status: number): boolean {
+  return status < 400 || (status >= 500 && status !== 503);
+}
+
+function fingerprint(operationId: string, body: Uint8Array | null): Uint8Array {
+  return createHash("sha256").update(operationId).update("\n").update(body ?? new Uint8Array()).digest();
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}
+
+function replay(answer: StoredAnswer): Response {
+  const headers = new Headers(answer.headers);
+  headers.set(REPLAYED_HEADER, "true");
+  return new Response(answer.status === 204 ? null : (answer.body as BodyInit), { status: answer.status, headers });
+}
+
+/** A gateway that stopped while holding the key leaves the outcome unknown, as a 504 does; that is what the key then holds. */
+const UNKNOWN_OUTCOME: StoredAnswer = {
+  status: ERROR_STATUS.outcome_unknown,
+  headers: { "content-type": "application/json" },
+  body: new TextEncoder().encode(
+    JSON.stringify(
+      errorBody(
+        "outcome_unknown",
+        "The first request with this Idempotency-Key did not finish at the gateway, so whether it took effect is unknown. Check, then send a new request with a new key.",
+      ),
+    ),
+  ),
+};
+
+/**
+ * Idempotency-Key on the public API's POSTs: the first answer to a key (per API
+ * key, for 24 hours) is stored in the gateway's database and replayed to every
+ * retry with the same body, marked `Idempotency-Replayed: true`, without the
+ * request reaching the service again. The same key with another body or
+ * operation is 422 idempotency_key_reused; a retry while the first attempt
+ * still runs is 409 idempotency_key_in_use with Retry-After (not a wait: a
+ * waiting duplicate would hold a connection and a slot for as long as the
+ * upstream timeout, and a retrying client would pile them up).
+ */
+export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTimeoutMs: number; ttlMs?: number }) {
+  const ttlMs = deps.ttlMs ?? IDEMPOTENCY_TTL_MS;
+  // The attempt can take no longer than the forward's timeout; the margin covers storing its answer.
+  const lockMs = deps.upstreamTimeoutMs + 5_000;
+
+  function keyOf(input: IdempotentRequest): KeyRef | undefined {
+    if (input.operation.method !== "POST") return undefined;
+    const key = input.request.headers.get(IDEMPOTENCY_KEY_HEADER);
+    if (key === null) return undefined;
+    if (!WELL_FORMED_KEY.test(key)) {
+      throw new ApiError("bad_request", `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters.`, {
+        details: { fields: ["Idempotency-Key"] },
+      });
+    }
+    return { apiKeyId: input.apiKeyId, key };
+  }
+
+  /** Without the store there is no promise to keep: the request is refused, not run unguarded. */
+  async function guarded<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      deps.logger.warn("idempotency store unavailable", { error: error instanceof Error ? error.message : String(error) });
+      throw new ApiError("service_unavailable", "Idempotency keys cannot be checked right now. Try again later.", {
+        headers: { "retry-after": "1" },
+      });
+    }
+  }
+
+  /** Runs the request once per key: claims the key, or answers from what the key already holds. */
+  async function run(input: IdempotentRequest, execute: () => Promise<Response>): Promise<Response> {
+    const ref = keyOf(input);
+    if (!ref) return execute();
+    const attempt = { id: crypto.randomUUID(), fingerprint: fingerprint(input.operation.operationId, input.body), lockMs, ttlMs };
+    for (let tries = 0; tries < 3; tries++) {
+      if (await guarded(() => store.claim(deps.sql, ref, attempt))) return runClaimed(input, ref, attempt.id, execute);
+      let existing = await guarded(() => store.read(deps.sql, ref));
+      if (!existing) continue;
+      if (!sameBytes(existing.fingerprint, attempt.fingerprint)) {
+        throw new ApiError(
+          "idempotency_key_reused",
+          "This Idempotency-Key was used with another request body or operation. Use a new key for a new request.",
+          { details: { fields: ["Idempotency-Key"] } },
+        );
+      }
+      if (existing.state === "running" && existing.stale) {
+        existing = await guarded(() => store.settleStale(deps.sql, ref, UNKNOWN_OUTCOME));
+        if (!existing) continue;
+      }
+      if (existing.state === "running") {
+        throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still running. Retry shortly.", {
+          headers: { "retry-after": "1" },
+        });
+      }
+      return replay(existing.answer);
+    }
+    throw new ApiError("idempotency_key_in_use", "This Idempotency-Key is changing hands. Retry shortly.", { headers: { "retry-after": "1" } });
+  }
+
+  async function runClaimed(input: IdempotentRequest, ref: KeyRef, attemptId: string, execute: () => Promise<Response>): Promise<Response> {
+    let response: Response;
+    try {
+      response = await execute();
+    } catch (error) {
+      if (error instanceof ApiError && keeps(error.status)) await keep(ref, attemptId, error.toResponse(requestIdOf(input.request)));
+      else await letGo(ref, attemptId);
+      throw error;
+    }
+    if (!keeps(response.status)) {
+      await letGo(ref, attemptId);
+      return response;
+    }
+    const body = await keep(ref, attemptId, response);
+    return new Response(response.status === 204 ? null : (body as BodyInit), { status: response.status, headers: response.headers });
+  }
+
+  /** Stores the answer for the key's retries; returns its body, which reading it has used up. */
+  async function keep(ref: KeyRef, attemptId: string, response: Response): Promise<Uint8Array> {
+    const body = new Uint8Array(await response.arrayBuffer());
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = response.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    try {
+      const stored = await store.complete(deps.sql, ref, attemptId, { status: response.status, headers, body });
+      if (!stored) deps.logger.warn("idempotency key lost before its answer was stored", { key: ref.key });
+    } catch (error) {
+      // The client still gets its answer; a retry finds the key held until its lock runs out, then an unknown outcome.
+      deps.logger.warn("idempotency answer not stored", { error: error instanceof Error ? error.message : String(error) });
+    }
+    return body;
+  }
+
+  async function letGo(ref: KeyRef, attemptId: string): Promise<void> {
+    await store.release(deps.sql, ref, attemptId).catch((error: unknown) => {
+      deps.logger.warn("idempotency key not released", { error: error instanceof Error ? error.message : String(error) });
+    });
+  }
+
+  /** Deletes expired records in batches; a claim overwrites an expired record anyway, so this only frees space. */
+  async function purgeExpired(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const purged = await store.purgeExpired(deps.sql, PURGE_BATCH);
+      total += purged;
+      if (purged < PURGE_BATCH) return total;
+    }
+  }
+
+  return { run, purgeExpired };
+}
+export type Idempotency = ReturnType<typeof createIdempotency>;

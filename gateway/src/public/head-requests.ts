@@ -1,0 +1,13 @@
+/**
+ * HEAD wherever GET is served (RFC 9110): the request is answered as the GET it
+ * stands for, through the same authentication and rate limit (so it counts as
+ * a GET does), and sent back with the GET's status and headers but no body.
+ */
+export function answeringHead<Rest extends unknown[]>(fetch: (request: Request, ...rest: Rest) => Promise<Response>) {
+  return async (request: Request, ...rest: Rest): Promise<Response> => {
+    if (request.method !== "HEAD") return fetch(request, ...rest);
+    const response = await fetch(new Request(request.url, { method: "GET", headers: request.headers, signal: request.signal }), ...rest);
+    await response.body?.cancel();
+    return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test";
+import { expectError } from "../../harness/assertions";
+import { PAGES, createPage, pagesTenant } from "./pages-client";
+
+describe("page and per_page are integers in decimal digits", () => {
+  test.each([
+    ["0x10"], ["1e1"], ["+1"], [" 1"], ["1.0"], ["-1"], ["0"], [""], ["99999999999999999999"], ["9007199254740992"], ["1_0"], ["١"],
+  ])("when page is %p, then 422 names page", async (value) => {
+    const { call } = await pagesTenant();
+    expectError(await call("GET", `${PAGES}?page=${encodeURIComponent(value)}`), 422, "validation_error", ["page"]);
+    expectError(await call("GET", `${PAGES}?per_page=${encodeURIComponent(value)}`), 422, "validation_error", ["per_page"]);
+  });
+
+  test("when both are decimal digits, then they are read as such, leading zeros and the largest safe integer included", async () => {
+    const { call } = await pagesTenant();
+    await createPage(call, { title: "one" });
+    expect((await call("GET", `${PAGES}?page=001&per_page=0100`)).body).toMatchObject({ page: 1, per_page: 100, total: 1 });
+    const far = await call("GET", `${PAGES}?page=9007199254740991`);
+    expect(far.body).toMatchObject({ data: [], page: 9007199254740991, total: 1 });
+  });
+
+  test("when the calendar lists get such a value, then 400 names the parameter", async () => {
+    const { call } = await pagesTenant();
+    for (const path of ["/api/calendar/events", "/api/calendar/calendars"]) {
+      expectError(await call("GET", `${path}?per_page=1e1`), 400, "bad_request", ["per_page"]);
+      expectError(await call("GET", `${path}?page=0x10`), 400, "bad_request", ["page"]);
+    }
+  });
+});
+
+describe("a body field named __proto__", () => {
+  test("when a page is created or updated with __proto__, then it is ignored like any unknown field", async () => {
+    const { call } = await pagesTenant();
+    const created = await call("POST", PAGES, '{"title":"Proto","__proto__":{"title":"hijack","admin":true}}');
+    expect(created.status).toBe(201);
+    expect(created.body.title).toBe("Proto");
+    expect(created.body).not.toHaveProperty("admin");
+    const updated = await call("PUT", `${PAGES}/${created.body.id}`, '{"content":"x","__proto__":{"content":"y"}}');
+    expect(updated.body.content).toBe("x");
+    // Only __proto__ is not "a body with neither title nor content" turned valid.
+    expectError(await call("PUT", `${PAGES}/${created.body.id}`, '{"__proto__":{"title":"t"}}'), 422, "validation_error", ["title", "content"]);
+  });
+
+  test("when a calendar or an event is created with __proto__, also in an attendee, then it is ignored", async () => {
+    const { call } = await pagesTenant();
+    const calendar = await call("POST", "/api/calendar/calendars", '{"name":"Proto","__proto__":{"team_id":"x"}}');
+    expect(calendar.status).toBe(201);
+    const event = await call(
+      "POST",
+      "/api/calendar/events",
+      JSON.stringify({ calendar_id: calendar.body.id, starts_at: "2026-03-02T10:00:00Z", ends_at: "2026-03-02T11:00:00Z" }).replace(
+        "}",
+        ',"__proto__":{"x":1},"attendees":[{"name":"Ada","__proto__":{"status":"declined"}}]}',
+      ),
+    );
+    expect(event.status).toBe(201);
+    expect(event.body.attendees).toEqual([{ name: "Ada", status: "needs_action" }]);
+  });
+});
