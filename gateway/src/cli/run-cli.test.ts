@@ -64,7 +64,7 @@ describe("when the command line is wrong", () => {
     ["an expiry has no time zone", ["key", "create", "ws", "--name", "n", "--created-by", "m", "--scope", "docs:read", "--expires-at", "2030-01-01T10:00:00"], '--expires-at must be a date-time with a time zone, e.g. 2030-01-31T18:00:00Z, not "2030-01-01T10:00:00".'],
     ["a required option is missing", ["member", "add", "ws", "--role", "owner"], "Missing --email <email>. Usage: npm run admin -- member add <workspace-id> --email <email> --role <role> [--name <name>] [--team <team-id>]..."],
     ["an option is unknown", ["key", "list", "ws", "--colour"], "Unknown option '--colour'. See npm run admin -- key list --help."],
-    ["the command is unknown", ["key", "rotate", "ws"], `Unknown command "key rotate". Commands: ${COMMANDS.map((command) => command.name).join(", ")}. See npm run admin -- --help.`],
+    ["the command is unknown", ["key", "rename", "ws"], `Unknown command "key rename". Commands: ${COMMANDS.map((command) => command.name).join(", ")}. See npm run admin -- --help.`],
   ];
   for (const [when, args, line] of cases) {
     test(`when ${when}, then it says so in one line, exits 2 and calls nothing`, async () => {

@@ -1,4 +1,5 @@
 import type { ValidationError } from "elysia";
+import { isStorableText, STORABLE_NON_BLANK_PATTERN } from "../text/storable-text";
 import { textRuleOf, type FieldError, type TextRule } from "../errors/field-errors";
 
 type Schema = Record<string, unknown>;
@@ -207,8 +208,10 @@ function explainString(field: string, issue: SchemaIssue): FieldError {
     return { field, rule: "length", message: `${field} must be ${bounds(schema.minLength, schema.maxLength, "characters")} (got ${value.length})`, allowed };
   }
   if (issue.type === ISSUE.StringPattern) {
-    if (value.includes("\u0000")) return { field, rule: "text", message: `${field} must not contain NUL characters` };
-    if (schema.pattern === "\\S") return { field, rule: "blank", message: `${field} must not be blank (only whitespace)` };
+    if (!isStorableText(value)) return { field, rule: "text", message: `${field} must be text without NUL characters or lone surrogates` };
+    if ((schema.pattern === "\\S" || schema.pattern === STORABLE_NON_BLANK_PATTERN) && value.trim() === "") {
+      return { field, rule: "blank", message: `${field} must not be blank (only whitespace)` };
+    }
     return { field, rule: "pattern", message: `${field} must match the pattern ${String(schema.pattern)}`, allowed: schema.pattern };
   }
   return { field, rule: "format", message: `${field} must be ${describeSchema(schema)}`, allowed: schema.format };

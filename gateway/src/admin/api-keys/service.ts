@@ -73,9 +73,8 @@ function futureExpiry(value: string | null | undefined): Date | null {
   if (!value) return null;
   const expiresAt = new Date(value);
   // An offset can carry 9999-12-31 into year 10000, which ISO 8601's four-digit years (and the database's input) cannot spell.
-  if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now() || expiresAt.getTime() > LATEST_EXPIRY) {
-    throw ApiError.validation(["expires_at"], "expires_at must be a date-time in the future, before the year 10000.", "future");
-  }
+  if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) throw ApiError.validation(["expires_at"], "expires_at must be a date-time in the future.", "future");
+  if (expiresAt.getTime() > LATEST_EXPIRY) throw ApiError.validation(["expires_at"], "expires_at must be before the year 10000 in UTC.", "range");
   return expiresAt;
 }
 
