@@ -23,7 +23,7 @@ afterAll(async () => {
 
 /**
  * Only the rate limit is judged here; an upstream error is counted like any
- * other authenticated request (contract 7) and left to the services' tests.
+ * other authenticated request and left to the services' tests.
  */
 function rules(limit: number): JudgeOptions {
   return { expectedLimit: limit, admittedStatuses: "any" };

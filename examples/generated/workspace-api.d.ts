@@ -399,7 +399,7 @@ export interface components {
         };
         /**
          * Error
-         * @description The body of every 4xx and 5xx response (spec 2.6).
+         * @description The body of every 4xx and 5xx response.
          */
         Error: {
             error: {
@@ -502,7 +502,7 @@ export interface components {
         } | unknown | unknown;
         /**
          * EventAttendee
-         * @description An event attendee (spec 2.2).
+         * @description An event attendee.
          */
         EventAttendee: {
             /**
@@ -521,7 +521,7 @@ export interface components {
         };
         /**
          * CalendarEvent
-         * @description A calendar event (spec 2.1); list items have exactly this shape.
+         * @description A calendar event; list items have exactly this shape.
          */
         CalendarEvent: {
             /**
@@ -565,7 +565,7 @@ export interface components {
         };
         /**
          * EventAttendeeInput
-         * @description An attendee as sent on create (spec 2.2); every field is optional.
+         * @description An attendee as sent on create; every field is optional.
          */
         EventAttendeeInput: {
             /**
@@ -588,7 +588,7 @@ export interface components {
         };
         /**
          * CreateCalendarEventRequest
-         * @description Spec 2.3. Unknown fields are ignored.
+         * @description The create-calendar-event request. Unknown fields are ignored.
          */
         CreateCalendarEventRequest: {
             /**
@@ -696,7 +696,7 @@ export interface components {
         } | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown | unknown;
         /**
          * Calendar
-         * @description A calendar that holds events (extension, contract 5).
+         * @description A calendar that holds events (an extension).
          */
         Calendar: {
             /** Format: uuid */

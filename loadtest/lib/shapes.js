@@ -67,7 +67,7 @@ export function pageProblems(value) {
 }
 
 /**
- * The list envelope (spec 2.5), with each item checked by `itemProblems`.
+ * The list envelope, with each item checked by `itemProblems`.
  * @param {unknown} value
  * @param {(item: unknown) => string[]} itemProblems
  * @returns {string[]}
@@ -117,7 +117,7 @@ export function attendeeProblems(value) {
 }
 
 /**
- * A calendar event (spec 2.1; contract 5: every field is present).
+ * A calendar event (every field is present).
  * @param {unknown} value
  * @returns {string[]}
  */
@@ -172,7 +172,7 @@ export function calendarListProblems(value) {
 }
 
 /**
- * The error object (spec 2.6).
+ * The error object.
  * @param {unknown} value
  * @param {string} [expectedCode]
  * @returns {string[]}

@@ -3,7 +3,7 @@ import { isErrorObject, type ApiResponse } from "./http";
 
 type Answer = Pick<ApiResponse, "status" | "body">;
 
-/** The error object of spec 2.6 with this status and code; when `fields` is given, exactly those fields are named. */
+/** The error object with this status and code; when `fields` is given, exactly those fields are named. */
 export function expectError(response: Answer, status: number, code: string, fields?: string[]): void {
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code });
   expect(isErrorObject(response.body)).toBe(true);

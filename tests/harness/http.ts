@@ -73,7 +73,7 @@ export async function readResponse<T = any>(response: Response): Promise<ApiResp
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
-/** Every 4xx/5xx must be the error object of spec 2.6. */
+/** Every 4xx/5xx must be the error object. */
 export function isErrorObject(body: unknown): boolean {
   if (!body || typeof body !== "object") return false;
   const error = (body as { error?: unknown }).error;

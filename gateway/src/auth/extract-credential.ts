@@ -11,7 +11,7 @@ export function unauthorized(code: "missing_token" | "invalid_token", message: s
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 /**
- * Spec 5 and contract 6: `Authorization: Bearer <key>` (scheme in any case) or
+ * `Authorization: Bearer <key>` (scheme in any case) or
  * `X-API-Key: <key>`; Authorization wins when both are sent.
  */
 export function extractKey(headers: Headers): string {

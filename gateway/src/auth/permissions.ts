@@ -1,13 +1,13 @@
 import { ApiError, ROLE_SCOPES, type Role, type Scope } from "@ws/shared";
 
-/** Spec 5.6: what a request may do is the key's scopes within its creator's role. */
+/** What a request may do is the key's scopes within its creator's role. */
 export function effectiveScopes(keyScopes: readonly Scope[], role: Role): Scope[] {
   const allowed = ROLE_SCOPES[role];
   return keyScopes.filter((scope) => allowed.includes(scope));
 }
 
 /**
- * Contract 3 and 6: a scope the key lacks is insufficient_permissions; a scope
+ * A scope the key lacks is insufficient_permissions; a scope
  * the key has but its creator's role does not is forbidden.
  */
 export function assertScope(keyScopes: readonly Scope[], role: Role, required: Scope): void {

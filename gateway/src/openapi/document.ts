@@ -282,7 +282,7 @@ function queryParameters(query: JsonSchema) {
  */
 export function buildOpenApiDocument(operations: readonly PublicOperation[] = PUBLIC_OPERATION_LIST) {
   const schemas = createSchemaRegistry();
-  schemas.use({ ...ErrorObject, title: "Error", description: "The body of every 4xx and 5xx response (spec 2.6)." });
+  schemas.use({ ...ErrorObject, title: "Error", description: "The body of every 4xx and 5xx response." });
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of operations) {

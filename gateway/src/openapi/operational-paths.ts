@@ -1,4 +1,4 @@
-/** The unauthenticated paths of the public port (contract 1), answered before any key check. */
+/** The unauthenticated paths of the public port, answered before any key check. */
 export const OPERATIONAL_PATHS = {
   "/openapi.json": {
     get: {

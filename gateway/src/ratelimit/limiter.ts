@@ -30,7 +30,7 @@ export interface RateLimiter {
 }
 
 export interface SuspensionPolicy {
-  /** Requests in one window past which a key is suspended, as a multiple of its limit (contract 7: 2). */
+  /** Requests in one window past which a key is suspended, as a multiple of its limit (default 2). */
   suspendAfterMultiple: number;
   suspendSeconds: number;
 }

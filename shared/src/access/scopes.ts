@@ -1,4 +1,4 @@
-/** Spec 5.1: every scope a key can hold. */
+/** Every scope a key can hold. */
 export const SCOPES = [
   "lists:read", "lists:create", "lists:update", "lists:delete",
   "docs:read", "docs:create", "docs:update", "docs:delete",
@@ -12,7 +12,7 @@ export function isScope(value: unknown): value is Scope {
   return typeof value === "string" && (SCOPES as readonly string[]).includes(value);
 }
 
-/** Spec 5.2: the permission levels and the scopes each expands to. */
+/** The permission levels and the scopes each expands to. */
 export const PERMISSION_LEVELS = {
   lists: { none: [], read: ["lists:read"], write: ["lists:read", "lists:create", "lists:update"], full: ["lists:read", "lists:create", "lists:update", "lists:delete"] },
   docs: { none: [], read: ["docs:read"], write: ["docs:read", "docs:create", "docs:update"], full: ["docs:read", "docs:create", "docs:update", "docs:delete"] },
@@ -36,7 +36,7 @@ export function expandPermissions(permissions: Record<string, unknown>): { scope
   return { scopes: [...scopes], invalid };
 }
 
-/** Contract 6: the account permissions of each member role. */
+/** The account permissions of each member role. */
 export const ROLES = ["owner", "admin", "member", "guest"] as const;
 export type Role = (typeof ROLES)[number];
 

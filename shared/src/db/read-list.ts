@@ -13,7 +13,7 @@ export interface Paging {
 /**
  * Defaults 1 and 20, per_page above 100 answered with 100; a value that is not
  * an integer of at least 1 is refused with the service's validation code
- * (pages 422, calendar 400: contract 3), naming the parameters.
+ * (pages 422, calendar 400), naming the parameters.
  */
 export function resolvePaging(query: { page?: number; per_page?: number }, code: "validation_error" | "bad_request"): Paging {
   const invalid = (["page", "per_page"] as const).filter((name) => {
@@ -37,7 +37,7 @@ export interface ListReads<T> {
 }
 
 /**
- * One page of a list in the envelope of spec 2.5. The total and the rows are
+ * One page of a list in the list envelope. The total and the rows are
  * read in one repeatable-read snapshot, so they agree while others write, and
  * a page past the end reads no rows at all.
  */

@@ -28,7 +28,7 @@ export const ErrorDetails = t.Object(
   { additionalProperties: true },
 );
 
-/** Spec 2.6: the body of every 4xx and 5xx response. */
+/** The body of every 4xx and 5xx response. */
 export const ErrorObject = t.Object(
   {
     error: t.Object({

@@ -6,14 +6,14 @@ import { requestIdOf } from "./request-id";
 import { explainValidation } from "./validation-details";
 
 export interface ErrorHandlerOptions {
-  /** How a failed schema check is answered: pages say 422, the calendar 400 (contract 3). */
+  /** How a failed schema check is answered: pages say 422, the calendar 400. */
   validationCode: "validation_error" | "bad_request";
   logger: Logger;
 }
 
 export function toApiError(code: string | number, error: unknown, options: Pick<ErrorHandlerOptions, "validationCode">, method = "POST"): ApiError {
   if (error instanceof ApiError) return error;
-  // Path parameters are ids: one that cannot even be decoded is a malformed id, 404 (contract 2).
+  // Path parameters are ids: one that cannot even be decoded is a malformed id, 404.
   if (error instanceof ValidationError && error.type === "params") return ApiError.notFound("The resource does not exist.");
   // A handler's answer that breaks its own response schema is our fault, never the client's.
   if (error instanceof ValidationError && error.type === "response") return new ApiError("internal_error", "Something went wrong on our side.");

@@ -56,7 +56,7 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
 
 const WITHOUT_BODY = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
 
-/** Every body an app accepts is parsed by readJsonObject, so contract 3's body rules hold everywhere. */
+/** Every body an app accepts is parsed by readJsonObject, so the body rules hold everywhere. */
 export function jsonBodies() {
   return new Elysia({ name: "json-bodies" }).onParse({ as: "global" }, ({ request }) =>
     WITHOUT_BODY.has(request.method) ? null : readJsonObject(request),

@@ -39,7 +39,7 @@ export type AttendeeStatus = (typeof ATTENDEE_STATUSES)[number];
 export const MAX_ATTENDEES = 500;
 export const MAX_REMINDER_MINUTES = 10_080;
 
-/** Spec 2.2 as a request: no field is required. */
+/** An attendee as a request: no field is required. */
 export const AttendeeInput = t.Object(
   {
     email: t.Optional(t.String({ format: "email", description: "The attendee's email address.", examples: ["ada@example.com"] })),
@@ -48,22 +48,22 @@ export const AttendeeInput = t.Object(
       t.UnionEnum([...ATTENDEE_STATUSES], { description: "The attendee's response; needs_action when not given.", default: "needs_action" }),
     ),
   },
-  { title: "EventAttendeeInput", description: "An attendee as sent on create (spec 2.2); every field is optional." },
+  { title: "EventAttendeeInput", description: "An attendee as sent on create; every field is optional." },
 );
 export type AttendeeInput = Static<typeof AttendeeInput>;
 
-/** Spec 2.2 as answered: status is always present; email and name only when they were given. */
+/** An attendee as answered: status is always present; email and name only when they were given. */
 export const Attendee = t.Object(
   {
     email: t.Optional(t.String({ format: "email", examples: ["ada@example.com"] })),
     name: t.Optional(t.String({ examples: ["Ada Lovelace"] })),
     status: t.UnionEnum([...ATTENDEE_STATUSES], { description: "The attendee's response." }),
   },
-  { title: "EventAttendee", description: "An event attendee (spec 2.2)." },
+  { title: "EventAttendee", description: "An event attendee." },
 );
 export type Attendee = Static<typeof Attendee>;
 
-/** Spec 2.3: the create-calendar-event request object, with every bound. */
+/** The create-calendar-event request object, with every bound. */
 export const CreateEventBody = t.Object(
   {
     calendar_id: Uuid("The calendar that receives the event."),
@@ -81,7 +81,7 @@ export const CreateEventBody = t.Object(
     ),
     attendees: t.Optional(t.Array(AttendeeInput, { maxItems: MAX_ATTENDEES, description: "At most 500 attendees; their order is kept." })),
   },
-  { title: "CreateCalendarEventRequest", description: "Spec 2.3. Unknown fields are ignored." },
+  { title: "CreateCalendarEventRequest", description: "The create-calendar-event request. Unknown fields are ignored." },
 );
 export type CreateEventBody = Static<typeof CreateEventBody>;
 
@@ -95,7 +95,7 @@ const NullableString = (description: string, options: { format?: string } = {}) 
   t.Union([t.String(options), t.Null()], { description });
 
 /**
- * Spec 2.1 plus notes and reminder_minutes_before_start (contract 5). Every 2.1
+ * Every field of the event response plus notes and reminder_minutes_before_start. Every response
  * field is always present (null when not given); notes and the reminder appear
  * only on events that were created with them.
  */
@@ -114,7 +114,7 @@ export const CalendarEvent = t.Object(
     reminder_minutes_before_start: t.Optional(t.Integer({ minimum: 0, maximum: MAX_REMINDER_MINUTES, description: "Present only when given." })),
     updated_at: UpdatedAt,
   },
-  { title: "CalendarEvent", description: "A calendar event (spec 2.1); list items have exactly this shape." },
+  { title: "CalendarEvent", description: "A calendar event; list items have exactly this shape." },
 );
 export type CalendarEvent = Static<typeof CalendarEvent>;
 
@@ -133,7 +133,7 @@ export type EventListQuery = Static<typeof EventListQuery>;
 export const CalendarEventList = ListEnvelope(CalendarEvent, "CalendarEventList");
 export type CalendarEventList = Static<typeof CalendarEventList>;
 
-/** Contract 5 extension: a calendar, at workspace level or in a team. */
+/** Extension: a calendar, at workspace level or in a team. */
 export const Calendar = t.Object(
   {
     id: t.String({ format: "uuid" }),
@@ -142,7 +142,7 @@ export const Calendar = t.Object(
     created_at: DateTimeOut("Creation time in UTC.", "2026-03-01T08:00:00.000Z"),
     updated_at: UpdatedAt,
   },
-  { title: "Calendar", description: "A calendar that holds events (extension, contract 5)." },
+  { title: "Calendar", description: "A calendar that holds events (an extension)." },
 );
 export type Calendar = Static<typeof Calendar>;
 

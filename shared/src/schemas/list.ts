@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";
 
-/** Spec 2.5: the envelope of every list response. */
+/** The envelope of every list response. */
 export function ListEnvelope<T extends TSchema>(item: T, title: string) {
   return t.Object(
     {
@@ -18,7 +18,7 @@ export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
 
 /**
- * The `page` and `per_page` query parameters of every list (spec 4.3; the
+ * The `page` and `per_page` query parameters of every list (the
  * calendar's "as for pages"). Integers written in decimal digits only: the
  * operation mount reads them strictly (`0x10`, `1e1`, `+1`, ` 1`, `1.0` and
  * values past 2^53 - 1 are refused naming the parameter), so the schema is the

@@ -39,7 +39,7 @@ const PageContent = t.String({
 const Timestamp = (description: string) =>
   t.String({ format: "date-time", description, examples: ["2026-01-15T09:30:00.123456Z"] });
 
-/** Spec 2.4, with the team extension of contract 4. */
+/** A page, with the team it may belong to (an extension). */
 export const Page = t.Object(
   {
     id: t.String({ format: "uuid", description: "Assigned by the service on creation (UUID v7); never changes." }),
@@ -55,7 +55,7 @@ export const Page = t.Object(
 );
 export type Page = Static<typeof Page>;
 
-/** Spec 4.4. Unknown fields are ignored. */
+/** Unknown fields are ignored. */
 export const CreatePageBody = t.Object(
   {
     title: PageTitle,
@@ -75,7 +75,7 @@ export const CreatePageBody = t.Object(
 );
 export type CreatePageBody = Static<typeof CreatePageBody>;
 
-/** Spec 4.6: at least one of title and content; omitted fields keep their values. */
+/** At least one of title and content; omitted fields keep their values. */
 export const UpdatePageBody = t.Object(
   {
     title: t.Optional(PageTitle),
@@ -99,7 +99,7 @@ export type PageSort = (typeof PAGE_SORTS)[number];
 export const SORT_ORDERS = ["desc", "asc"] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 
-/** Spec 4.3 with contract 4: out-of-range values are 422 naming the parameter; per_page above 100 is clamped. */
+/** Out-of-range values are 422 naming the parameter; per_page above 100 is clamped. */
 export const PageListQuery = t.Object({
   ...PagingQuery,
   sort: t.Optional(

@@ -44,7 +44,7 @@ describe("scopes and the creator's role", () => {
     expect((await call("DELETE", missing)).status).toBe(404);
   });
 
-  test("when a permissions object is given, then it expands to the scopes of spec 5.2", async () => {
+  test("when a permissions object is given, then it expands to the scopes of its permission levels", async () => {
     const created = await tenant.admin.createKey(tenant.workspaceId, {
       name: "levels",
       created_by: tenant.ownerId,

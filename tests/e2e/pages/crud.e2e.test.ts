@@ -5,7 +5,7 @@ import { PAGES, TIMESTAMP, clientFor, createPage, pagesTenant } from "./pages-cl
 const MiB = 1024 * 1024;
 const MISSING_ID = "0190a5e0-0000-7000-8000-000000000000";
 
-describe("create page (spec 4.4)", () => {
+describe("create page", () => {
   test("when a title and content are sent, then 201 returns the full page with updated_at equal to created_at", async () => {
     const { call } = await pagesTenant();
     const response = await call("POST", PAGES, { title: "Plan", content: "# Goals" });
@@ -81,7 +81,7 @@ describe("create page (spec 4.4)", () => {
   });
 });
 
-describe("get page (spec 4.5)", () => {
+describe("get page", () => {
   test("when the page exists, then 200 returns it", async () => {
     const { call } = await pagesTenant();
     const page = await createPage(call, { title: "Read me", content: "body" });
@@ -98,7 +98,7 @@ describe("get page (spec 4.5)", () => {
   });
 });
 
-describe("update page (spec 4.6)", () => {
+describe("update page", () => {
   test("when only the title is sent, then the content is kept and updated_at moves on", async () => {
     const { call } = await pagesTenant();
     const page = await createPage(call, { title: "Old", content: "keep" });
@@ -158,7 +158,7 @@ describe("update page (spec 4.6)", () => {
   });
 });
 
-describe("delete page (spec 4.7)", () => {
+describe("delete page", () => {
   test("when the page exists, then 204 with an empty body, and every later operation is 404", async () => {
     const { call } = await pagesTenant();
     const page = await createPage(call, { title: "Bye" });

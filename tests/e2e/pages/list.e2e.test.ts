@@ -10,7 +10,7 @@ async function ids(call: Call, query: string): Promise<string[]> {
   return response.body.data.map((page: Listed) => page.id);
 }
 
-describe("list pages (spec 4.3)", () => {
+describe("list pages", () => {
   test("when no parameters are given, then the envelope has page 1, per_page 20 and the most recently updated first", async () => {
     const { call } = await pagesTenant();
     const a = await createPage(call, { title: "a" });

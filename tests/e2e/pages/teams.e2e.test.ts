@@ -16,7 +16,7 @@ async function teamWorkspace() {
   return { tenant, owner: call, teamA, teamB, workspacePage, pageA, pageB };
 }
 
-describe("team targeting (contract 6)", () => {
+describe("team targeting", () => {
   test("when a key targets team A, then it reads, updates and deletes A's pages", async () => {
     const { tenant, pageA } = await teamWorkspace();
     const call = await clientFor(tenant, { team_ids: [(pageA.team_id as string)] });
@@ -75,7 +75,7 @@ describe("team targeting (contract 6)", () => {
   });
 });
 
-describe("visibility (contract 6)", () => {
+describe("visibility", () => {
   test("when a member outside team B uses a key, then B's page is 404 on every operation and missing from the list", async () => {
     const { tenant, teamA, pageA, pageB, workspacePage } = await teamWorkspace();
     const member = await tenant.member("member", [teamA]);

@@ -4,7 +4,7 @@ import { DATE_TIME_PATTERN, ListEnvelope, OneOf, PagingQuery, PERMISSION_LEVELS,
 const Scope = OneOf(SCOPES);
 const Scopes = (description: string) => t.Array(Scope, { description });
 
-/** Spec 5.2 levels per resource, e.g. {"calendar": "write", "docs": "full", "workflows": "run"}. */
+/** Permission levels per resource, e.g. {"calendar": "write", "docs": "full", "workflows": "run"}. */
 const Permissions = t.Object(
   Object.fromEntries(
     Object.entries(PERMISSION_LEVELS).map(([resource, levels]) => [resource, t.Optional(OneOf(Object.keys(levels) as [string, ...string[]]))]),

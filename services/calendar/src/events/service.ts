@@ -34,7 +34,7 @@ function assertInOrder(startsAt: Date, endsAt: Date): void {
   if (endsAt < startsAt) throw ApiError.validation(["ends_at"], "ends_at must not be before starts_at.", "order");
 }
 
-/** Spec 4.1: the body's shape is the route schema's; the rules across fields are here. */
+/** The body's shape is the route schema's; the rules across fields are here. */
 export async function createEvent(sql: Pool, principal: Principal, body: CreateEventBody, deadline: Deadline): Promise<CalendarEvent> {
   const startsAt = parseInstant(body.starts_at, "starts_at");
   const endsAt = parseInstant(body.ends_at, "ends_at");
@@ -60,7 +60,7 @@ export async function createEvent(sql: Pool, principal: Principal, body: CreateE
   ) as Promise<CalendarEvent>;
 }
 
-/** Spec 4.2: a calendar_id filter only narrows what the key may see, so an unknown one lists nothing. */
+/** A calendar_id filter only narrows what the key may see, so an unknown one lists nothing. */
 export async function listEvents(sql: Pool, principal: Principal, query: EventListQuery): Promise<CalendarEventList> {
   const paging = resolvePaging(query, "bad_request");
   const filter: events.EventFilter = {

@@ -1,4 +1,4 @@
--- Pages, per workspace, optionally in a team (contract 4 extension).
+-- Pages, per workspace, optionally in a team (an extension).
 create extension if not exists pg_trgm;
 
 create table pages (
