@@ -25,16 +25,16 @@ describe("the team rule: the key's targets that its creator sees now", () => {
     expect(resolveCreateTeam(principal([T], [T, U]), null)).toBe(T);
   });
 
-  test("when the creator no longer sees the key's one team, then a create without team_id is 403 and naming it is 422", () => {
+  test("when the creator no longer sees the key's one team, then a create without team_id is 403 and naming it is 404", () => {
     expect(codeOf(() => resolveCreateTeam(principal([T], []), undefined))).toBe("insufficient_permissions");
     expect(codeOf(() => resolveCreateTeam(principal([T], [U]), null))).toBe("insufficient_permissions");
-    expect(codeOf(() => resolveCreateTeam(principal([T], [U]), T))).toBe("validation_error");
+    expect(codeOf(() => resolveCreateTeam(principal([T], [U]), T))).toBe("not_found");
   });
 
   test("when a key has several teams and the creator sees only one, then team_id is still required and only the visible one is accepted", () => {
     expect(codeOf(() => resolveCreateTeam(principal([T, U], [T]), undefined))).toBe("validation_error");
     expect(resolveCreateTeam(principal([T, U], [T]), T)).toBe(T);
-    expect(codeOf(() => resolveCreateTeam(principal([T, U], [T]), U))).toBe("validation_error");
+    expect(codeOf(() => resolveCreateTeam(principal([T, U], [T]), U))).toBe("not_found");
     expect(codeOf(() => resolveCreateTeam(principal([T, U], []), undefined))).toBe("insufficient_permissions");
   });
 

@@ -57,14 +57,14 @@ async function expectFullAccess({ key, teamT, page, calendar }: Scene): Promise<
 async function expectNoAccess({ key, owner, teamT, page, calendar }: Scene): Promise<void> {
   // Create without team_id: the key's only team is no longer the creator's, so there is nowhere to put it.
   expectError(await key("POST", PAGES, { title: "default" }), 403, "insufficient_permissions");
-  expectError(await key("POST", PAGES, { title: "named", team_id: teamT }), 422, "validation_error", ["team_id"]);
+  expectError(await key("POST", PAGES, { title: "named", team_id: teamT }), 404, "not_found", ["team_id"]);
   expectError(await key("GET", `${PAGES}/${page.id}`), 404, "not_found");
   expectError(await key("PUT", `${PAGES}/${page.id}`, { content: "no" }), 404, "not_found");
   expectError(await key("DELETE", `${PAGES}/${page.id}`), 404, "not_found");
   expect((await key("GET", PAGES)).body).toMatchObject({ data: [], total: 0 });
 
   expectError(await key("POST", CALENDARS, { name: "default" }), 403, "insufficient_permissions");
-  expectError(await key("POST", CALENDARS, { name: "named", team_id: teamT }), 400, "bad_request", ["team_id"]);
+  expectError(await key("POST", CALENDARS, { name: "named", team_id: teamT }), 404, "not_found", ["team_id"]);
   expect((await key("GET", CALENDARS)).body).toMatchObject({ data: [], total: 0 });
   expectError(await key("POST", EVENTS, event(calendar.id)), 404, "not_found");
   expect((await key("GET", EVENTS)).body).toMatchObject({ data: [], total: 0 });
@@ -108,7 +108,7 @@ describe("a team-targeted key after its creator leaves the team", () => {
 
     await tenant.admin.updateMember(tenant.workspaceId, memberId, { team_ids: [teamA] });
     expect((await key("POST", PAGES, { title: "in A", team_id: teamA })).status).toBe(201);
-    expectError(await key("POST", PAGES, { title: "in B", team_id: teamB }), 422, "validation_error", ["team_id"]);
+    expectError(await key("POST", PAGES, { title: "in B", team_id: teamB }), 404, "not_found", ["team_id"]);
     // Still two teams on the key: naming one stays required, as before the change.
     expectError(await key("POST", PAGES, { title: "which" }), 422, "validation_error", ["team_id"]);
     expectError(await key("GET", `${PAGES}/${inB.id}`), 404, "not_found");
