@@ -24,7 +24,7 @@ import {
   verifyPrincipal,
   type Principal,
 } from "@ws/shared";
-import { requestMetrics } from "../../shared/src/observability/request-metrics";
+import { requestMetrics } from "@ws/shared/src/observability/request-metrics.ts";
 import { createApp } from "../../services/pages/src/app";
 import { pagesService } from "../../services/pages/src/definition";
 import { getPage } from "../../services/pages/src/pages/service";

@@ -7,10 +7,10 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 // The modules themselves rather than the package index, whose error class needs DOM typings this config leaves out.
-import { SCOPES } from "../../shared/src/access/scopes.ts";
-import { ERROR_STATUS } from "../../shared/src/errors/codes.ts";
-import { ATTENDEE_STATUSES as SHARED_ATTENDEE_STATUSES } from "../../shared/src/schemas/calendar.ts";
-import { MAX_PER_PAGE as SHARED_MAX_PER_PAGE } from "../../shared/src/schemas/list.ts";
+import { SCOPES } from "@ws/shared/src/access/scopes.ts";
+import { ERROR_STATUS } from "@ws/shared/src/errors/codes.ts";
+import { ATTENDEE_STATUSES as SHARED_ATTENDEE_STATUSES } from "@ws/shared/src/schemas/calendar.ts";
+import { MAX_PER_PAGE as SHARED_MAX_PER_PAGE } from "@ws/shared/src/schemas/list.ts";
 import { WORKLOAD_SCOPES } from "./mix.js";
 import { ATTENDEE_STATUSES, MAX_PER_PAGE } from "./shapes.js";
 
