@@ -68,3 +68,6 @@ export function textRulePattern(pattern: string, rule: TextRule): string {
 export function textRuleOf(pattern: unknown): TextRule | undefined {
   return typeof pattern === "string" ? TEXT_RULES.get(pattern) : undefined;
 }
+
+/** Decimal digits only: what JavaScript's Number() also reads as a number (`0x10`, `1e1`, `+1`, ` 1`, `1.0`) is not an integer here. */
+export const DECIMAL_DIGITS = "^[0-9]+$";

@@ -1,6 +1,6 @@
 import type { ValidationError } from "elysia";
 import { isStorableText, STORABLE_NON_BLANK_PATTERN } from "../text/storable-text";
-import { textRuleOf, type FieldError, type TextRule } from "../errors/field-errors";
+import { DECIMAL_DIGITS, textRuleOf, type FieldError, type TextRule } from "../errors/field-errors";
 
 type Schema = Record<string, unknown>;
 
@@ -206,6 +206,9 @@ function explainString(field: string, issue: SchemaIssue): FieldError {
     }
     const allowed = { ...(typeof schema.minLength === "number" ? { min: schema.minLength } : {}), ...(typeof schema.maxLength === "number" ? { max: schema.maxLength } : {}) };
     return { field, rule: "length", message: `${field} must be ${bounds(schema.minLength, schema.maxLength, "characters")} (got ${value.length})`, allowed };
+  }
+  if (issue.type === ISSUE.StringPattern && schema.pattern === DECIMAL_DIGITS) {
+    return { field, rule: "type", message: `${field} must be an integer written in decimal digits (got "${value.slice(0, 40)}")` };
   }
   if (issue.type === ISSUE.StringPattern) {
     if (!isStorableText(value)) return { field, rule: "text", message: `${field} must be text without NUL characters or lone surrogates` };

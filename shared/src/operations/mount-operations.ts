@@ -1,5 +1,6 @@
 import { t, type AnyElysia, type TSchema } from "elysia";
 import { ApiError } from "../errors/api-error";
+import { DECIMAL_DIGITS, type FieldError } from "../errors/field-errors";
 import { noContent } from "../http/json-body";
 import { paramsSchema, type OperationHandlers, type OperationShape } from "./operation";
 
@@ -31,8 +32,7 @@ export interface MountOptions<Context> {
   describe?: (operationId: string, operation: OperationShape) => { detail?: object; response?: Record<number, TSchema> };
 }
 
-/** Decimal digits only: what JavaScript's Number() also reads as a number (`0x10`, `1e1`, `+1`, ` 1`, `1.0`) is not an integer here. */
-const DECIMAL_DIGITS = "^[0-9]+$";
+
 
 interface IntegerBounds {
   minimum?: number;
@@ -62,21 +62,25 @@ function wireQuery(query: TSchema): { schema: TSchema; integers: Map<string, Int
   return { schema: t.Object(wire), integers };
 }
 
+function outOfBounds(field: string, text: string, { minimum, maximum }: IntegerBounds): FieldError {
+  const allowed = { ...(minimum === undefined ? {} : { min: minimum }), ...(maximum === undefined ? {} : { max: maximum }) };
+  const range = maximum === undefined ? `of at least ${minimum ?? 0}` : `from ${minimum ?? 0} to ${maximum}`;
+  return { field, rule: "range", message: `${field} must be an integer ${range} (got ${text.slice(0, 40)})`, allowed };
+}
+
 function readIntegers(query: Record<string, unknown>, integers: Map<string, IntegerBounds>, code: "validation_error" | "bad_request"): Record<string, unknown> {
   if (integers.size === 0) return query;
   const read: Record<string, unknown> = { ...query };
-  const refused: string[] = [];
+  const refused: FieldError[] = [];
   for (const [name, bounds] of integers) {
     const text = query[name];
     if (typeof text !== "string") continue;
     const value = Number(text);
     const inBounds = Number.isSafeInteger(value) && value >= (bounds.minimum ?? -Infinity) && value <= (bounds.maximum ?? Infinity);
     if (inBounds) read[name] = value;
-    else refused.push(name);
+    else refused.push(outOfBounds(name, text, bounds));
   }
-  if (refused.length) {
-    throw new ApiError(code, `${refused.join(" and ")} must be an integer in decimal digits within its bounds.`, { details: { fields: refused } });
-  }
+  if (refused.length) throw ApiError.invalid(code, refused);
   return read;
 }
 

@@ -47,6 +47,16 @@ function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       pull(controller) {
+        if (!listening && incoming.destroyed) {
+          // The client hung up before the handler read the body: its socket is gone, so no event will come,
+          // but a body that arrived whole is still buffered and is the request's, as if it had stayed.
+          settled = listening = true;
+          if (!incoming.complete) return controller.error(new Error("the client went away"));
+          for (let chunk: Buffer | null = incoming.read(); chunk !== null; chunk = incoming.read()) {
+            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          }
+          return controller.close();
+        }
         if (!listening) {
           listening = true;
           const finish = (error?: Error) => {
