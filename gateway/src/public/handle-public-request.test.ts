@@ -324,17 +324,25 @@ describe("what reaches the service", () => {
     const deadUrl = `http://127.0.0.1:${closed.port}`;
     closed.stop(true);
     const kinds: string[] = [];
-    const { handle } = setup({ upstreams: { pages: deadUrl, calendar: deadUrl }, onUpstreamError: (service, kind) => void kinds.push(`${service}:${kind}`) });
+    const { handle, logs } = setup({ upstreams: { pages: deadUrl, calendar: deadUrl }, onUpstreamError: (service, kind) => void kinds.push(`${service}:${kind}`) });
     const response = await handle(request("GET", "/v1/new-page", { key: "key-member" }));
     expect(response.status).toBe(503);
-    expect(await errorCode(response)).toBe("service_unavailable");
+    const text = await response.text();
+    expect(JSON.parse(text).error.code).toBe("service_unavailable");
     expect(response.headers.get("retry-after")).toBe("1");
     expect(kinds).toEqual(["pages:unreachable"]);
+    const line = logs.find((entry) => entry.message === "request")!;
+    expect(line.fields?.status).toBe(503);
+    // The fetch error says why; it is logged, and never sent to the client.
+    const cause = line.fields?.cause;
+    expect(typeof cause).toBe("string");
+    expect(cause as string).toMatch(/connect|refused/i);
+    expect(text).not.toContain(cause as string);
   });
 
   test("when the service does not answer in time, then the answer is 504 outcome_unknown, with Retry-After only for a method safe to repeat", async () => {
     const kinds: string[] = [];
-    const { handle } = setup({ upstreamTimeoutMs: 100, onUpstreamError: (_service, kind) => void kinds.push(kind) });
+    const { handle, logs } = setup({ upstreamTimeoutMs: 100, onUpstreamError: (_service, kind) => void kinds.push(kind) });
     upstreamMode = "hang";
     const get = await handle(request("GET", "/v1/new-page", { key: "key-member" }));
     expect(get.status).toBe(504);
@@ -344,19 +352,23 @@ describe("what reaches the service", () => {
     expect(post.status).toBe(504);
     expect(post.headers.get("retry-after")).toBeNull();
     expect(kinds).toEqual(["timeout", "timeout"]);
+    const causes = logs.filter((entry) => entry.message === "request").map((entry) => String(entry.fields?.cause));
+    expect(causes).toHaveLength(2);
+    for (const cause of causes) expect(cause).toContain("TimeoutError");
   });
 });
 
 describe("failures, logging and metrics", () => {
   test("when the key store's database is unreachable, then the answer is 503 not executed, not 500", async () => {
     const down = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-    const { handle, deps } = setup();
+    const { handle, deps, logs } = setup();
     deps.authenticator.authenticate = async () => {
       throw down;
     };
     const response = await handle(request("GET", "/v1/new-page", { key: "key-member" }));
     expect(response.status).toBe(503);
     expect(await errorCode(response)).toBe("service_unavailable");
+    expect(logs.find((entry) => entry.message === "request")?.fields?.cause).toBe("Error: connect ECONNREFUSED");
   });
 
   test("when something unexpected throws, then the answer is the 500 error object and the stack is logged once", async () => {
@@ -383,6 +395,7 @@ describe("failures, logging and metrics", () => {
     const lines = logs.filter((line) => line.message === "request");
     expect(lines).toHaveLength(2);
     expect(lines[0]!.fields).toMatchObject({ request_id: "req-9", key_id: "key-member", route: "listPages", status: 200 });
+    for (const line of lines) expect(line.fields).not.toHaveProperty("cause");
   });
 
   test("when an ApiError is thrown by a dependency, then it is the answer as it is", async () => {

@@ -47,6 +47,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
     let outcome: string | undefined;
     let response: Response;
     let lease: BodyLease | undefined;
+    let cause: string | undefined;
     try {
       assertHeadersWithinLimits(request.headers);
       if (!url) throw ApiError.badRequest("The request target is not a valid path.");
@@ -115,9 +116,10 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
       response.headers.set("x-request-id", requestId);
     } catch (error) {
       // The gateway's own database calls (key look-ups) come before forwarding: when they fail, nothing ran.
-      const answer = error instanceof ApiError ? error : databaseFailure(error) ? notExecuted("The database is unavailable.") : undefined;
+      const answer = error instanceof ApiError ? error : databaseFailure(error) ? notExecuted("The database is unavailable.", error) : undefined;
       if (answer) {
         response = answer.toResponse(requestId, headers);
+        if (answer.status >= 500) cause = answer.causeMessage();
       } else {
         deps.logger.error("request failed", { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
         response = new ApiError("internal_error", "Something went wrong on our side.").toResponse(requestId, headers);
@@ -133,6 +135,7 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
       route: routeName,
       status: response.status,
       latency_ms: Math.round(seconds * 10_000) / 10,
+      ...(cause && { cause }),
     });
     return response;
   };
