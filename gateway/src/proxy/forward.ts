@@ -71,14 +71,14 @@ export async function forward(request: ForwardRequest): Promise<Response> {
     if (bodyFailure) throw bodyFailure;
     if (neverConnected(error)) {
       request.onError?.("unreachable");
-      throw new ApiError("service_unavailable", "The service is unavailable. The request was not executed; try again later.", { headers: { "retry-after": "1" } });
+      throw new ApiError("service_unavailable", "The service is unavailable. The request was not executed; try again later.", { headers: { "retry-after": "1" }, cause: error });
     }
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
     request.onError?.(timedOut ? "timeout" : "lost");
     throw new ApiError(
       "outcome_unknown",
       `${timedOut ? "The service did not answer in time." : "The connection to the service broke before it answered."} The request may or may not have taken effect; check before repeating it.`,
-      IDEMPOTENT.has(request.method.toUpperCase()) ? { headers: { "retry-after": "1" } } : {},
+      { cause: error, ...(IDEMPOTENT.has(request.method.toUpperCase()) ? { headers: { "retry-after": "1" } } : {}) },
     );
   }
   const responseHeaders = new Headers();

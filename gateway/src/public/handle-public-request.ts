@@ -1,14 +1,17 @@
-import { ApiError, databaseFailure, notExecuted, requestIdOf, signPrincipal, readStreamedBody, streamBodyWithin, type BodyBudget, type BodyLease, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
+import { requestIdOf, type BodyBudget, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
 import type { Authenticator } from "../auth/authenticator";
-import { extractKey } from "../auth/extract-credential";
-import { assertScope, effectiveScopes } from "../auth/permissions";
-import { forward, type UpstreamErrorKind } from "../proxy/forward";
-import { assertAllowed, rateLimitHeaders } from "../ratelimit/headers";
+import type { UpstreamErrorKind } from "../proxy/forward";
 import type { RateLimiter } from "../ratelimit/limiter";
 import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
 import type { Idempotency } from "../idempotency";
 import type { RouteTable } from "../routing/route-table";
-import { assertHeadersWithinLimits } from "./header-limits";
+import { admit } from "./steps/admit";
+import { answerError } from "./steps/answer-error";
+import { authenticate } from "./steps/authenticate";
+import { authorize } from "./steps/authorize";
+import { forwardToService } from "./steps/forward";
+import { limit } from "./steps/limit";
+import { report, startTrace, type RequestTrace } from "./steps/trace";
 
 export interface PublicRequestDeps {
   routes: RouteTable;
@@ -30,110 +33,36 @@ export interface PublicRequestDeps {
 }
 
 /**
- * The whole life of a public API request at the gateway, in the order the
- * contract needs: headers (431), route (404/405), key (401), rate limit (429,
- * headers from here on), scope (403), then the signed principal and the service,
- * with the body streamed to it within its size limit (413) and the budget of
- * bodies in transit (503, or 429 for one key's share).
+ * The whole life of a public API request at the gateway, as named steps in
+ * the order the answers must come: admit (431, 404/405), authenticate (401),
+ * limit (429; rate-limit headers from here on), authorize (403), then forward
+ * with the signed principal and the body within its limits (413, 503). A
+ * thrown error becomes the answer in one place, and every request is logged
+ * and measured in one place.
  */
 export function createPublicRequestHandler(deps: PublicRequestDeps) {
+  async function run(request: Request, clientAddress: string, trace: RequestTrace): Promise<Response> {
+    const { route, url } = admit(deps.routes, request);
+    trace.route = route.operationId;
+    const { key, authenticated } = await authenticate(deps, request, clientAddress);
+    const credential = await limit(deps, trace, key, authenticated);
+    authorize(credential, route);
+    const response = await forwardToService(deps, request, { route, url, credential, requestId: trace.requestId });
+    for (const [name, value] of Object.entries(trace.headers)) response.headers.set(name, value);
+    response.headers.set("x-request-id", trace.requestId);
+    return response;
+  }
+
   return async function handlePublicRequest(request: Request, clientAddress = "unknown"): Promise<Response> {
     const started = performance.now();
-    const requestId = requestIdOf(request);
-    const url = URL.parse(request.url);
-    let headers: Record<string, string> = {};
-    let keyId: string | undefined;
-    let routeName = "unmatched";
-    let outcome: string | undefined;
+    const trace = startTrace(requestIdOf(request));
     let response: Response;
-    let lease: BodyLease | undefined;
     try {
-      assertHeadersWithinLimits(request.headers);
-      if (!url) throw ApiError.badRequest("The request target is not a valid path.");
-      const match = deps.routes.match(request.method, url.pathname);
-      if (match.kind === "not_found") throw ApiError.notFound("No such path.");
-      if (match.kind === "method_not_allowed") {
-        throw new ApiError("method_not_allowed", `${request.method} is not allowed here. Allowed: ${match.allow.join(", ")}.`, {
-          headers: { allow: match.allow.join(", ") },
-        });
-      }
-      const { route } = match;
-      routeName = route.operationId;
-
-      const key = extractKey(request.headers);
-      let authenticated;
-      try {
-        // An address past its failure limit learns nothing more about unknown keys.
-        authenticated = await deps.authenticator.authenticate(key, () => deps.authFailures.assertNotBlocked(clientAddress));
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 401) await deps.authFailures.recordFailure(clientAddress);
-        throw error;
-      }
-      const decision = await deps.limiter.hit({
-        id: authenticated.credential.keyId,
-        workspaceId: authenticated.credential.workspaceId,
-        limit: authenticated.credential.rateLimitPerMinute ?? deps.defaultRateLimit,
-      });
-      outcome = decision.outcome;
-      const credential = await deps.authenticator.confirm(key, authenticated, decision.authEpoch);
-      headers = rateLimitHeaders(decision);
-      keyId = credential.keyId;
-      assertAllowed(decision);
-      assertScope(credential.keyScopes, credential.role, route.scope);
-      lease = deps.bodyBudget.lease(credential.keyId);
-      const body = route.body ? streamBodyWithin(request, { limitBytes: route.maxBodyBytes, lease }) : null;
-      // A POST with an Idempotency-Key is known by its body, so that body is read whole first (within the same limit and budget).
-      const wholeBody = body && deps.idempotency && request.method === "POST" && request.headers.has("idempotency-key") ? await readStreamedBody(body) : undefined;
-
-      const principalToken = signPrincipal(
-        {
-          workspace_id: credential.workspaceId,
-          member_id: credential.memberId,
-          key_id: credential.keyId,
-          scopes: effectiveScopes(credential.keyScopes, credential.role),
-          target_team_ids: credential.targetTeamIds,
-          visible_team_ids: credential.visibleTeamIds,
-          request_id: requestId,
-        },
-        { method: request.method, path: url.pathname },
-        deps.signingKey,
-      );
-      const send = () => forward({
-        upstream: deps.upstreams[route.service],
-        method: request.method,
-        pathAndQuery: url.pathname + url.search,
-        headers: request.headers,
-        body: wholeBody ?? body?.stream ?? null,
-        bodyFailure: body?.failure,
-        principalToken,
-        requestId,
-        timeoutMs: deps.upstreamTimeoutMs,
-        onError: deps.onUpstreamError && ((kind) => deps.onUpstreamError!(route.service, kind)),
-      });
-      response = deps.idempotency ? await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, body: wholeBody ?? null }, send) : await send();
-      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-      response.headers.set("x-request-id", requestId);
+      response = await run(request, clientAddress, trace);
     } catch (error) {
-      // The gateway's own database calls (key look-ups) come before forwarding: when they fail, nothing ran.
-      const answer = error instanceof ApiError ? error : databaseFailure(error) ? notExecuted("The database is unavailable.") : undefined;
-      if (answer) {
-        response = answer.toResponse(requestId, headers);
-      } else {
-        deps.logger.error("request failed", { request_id: requestId, error: error instanceof Error ? error.stack : String(error) });
-        response = new ApiError("internal_error", "Something went wrong on our side.").toResponse(requestId, headers);
-      }
+      response = answerError(error, trace, deps.logger);
     }
-    lease?.release();
-    const seconds = (performance.now() - started) / 1000;
-    deps.observe?.({ route: routeName, method: request.method, status: response.status, seconds, outcome });
-    deps.logger.info("request", {
-      request_id: requestId,
-      key_id: keyId,
-      method: request.method,
-      route: routeName,
-      status: response.status,
-      latency_ms: Math.round(seconds * 10_000) / 10,
-    });
+    report(deps, request, trace, response, started);
     return response;
   };
 }

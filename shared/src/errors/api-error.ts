@@ -20,14 +20,24 @@ export class ApiError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: ErrorDetails; status?: number; headers?: Record<string, string> } = {},
+    options: { details?: ErrorDetails; status?: number; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
-    super(message);
+    // The cause is for the log line (why a 503 happened), never for the client's body.
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ApiError";
     this.code = code;
     this.status = options.status ?? ERROR_STATUS[code];
     this.details = options.details;
     this.headers = options.headers;
+  }
+
+  /** Why this error happened, as one line (the causes' messages, outermost first), or undefined when it has no cause. */
+  causeMessage(): string | undefined {
+    const messages: string[] = [];
+    for (let cause = this.cause; cause !== undefined && messages.length < 5; cause = cause instanceof Error ? cause.cause : undefined) {
+      messages.push(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause));
+    }
+    return messages.length ? messages.join(" <- ") : undefined;
   }
 
   toResponse(requestId?: string, extraHeaders?: HeadersInit): Response {

@@ -21,8 +21,8 @@ export function serviceBudgetMs(upstreamTimeoutMs: number): number {
 }
 
 /** A failure answer that promises the request did not and will not take effect. */
-export function notExecuted(message: string): ApiError {
-  return new ApiError("service_unavailable", `${message} The request was not executed; it is safe to retry.`, { headers: { "retry-after": "1" } });
+export function notExecuted(message: string, cause?: unknown): ApiError {
+  return new ApiError("service_unavailable", `${message} The request was not executed; it is safe to retry.`, { headers: { "retry-after": "1" }, cause });
 }
 
 /** The answer when a commit was sent but its result never came back. */

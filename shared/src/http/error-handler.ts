@@ -46,6 +46,7 @@ export function errorHandler(options: ErrorHandlerOptions) {
         options.logger.error("request failed", {
           request_id: requestIdOf(request),
           error: error instanceof Error ? error.stack ?? error.message : String(error),
+          ...(apiError.causeMessage() && { cause: apiError.causeMessage() }),
         });
       }
       return apiError.toResponse(requestIdOf(request));

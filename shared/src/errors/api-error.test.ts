@@ -1,0 +1,28 @@
+import { describe, expect, test } from "bun:test";
+import { ApiError } from "./api-error";
+
+describe("ApiError's cause", () => {
+  test("when an error is made with a cause, then the cause is kept and read as one line, outermost first", () => {
+    const socket = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    const fetchError = new TypeError("fetch failed", { cause: socket });
+    const error = new ApiError("service_unavailable", "The service is unavailable.", { cause: fetchError });
+    expect(error.cause).toBe(fetchError);
+    expect(error.causeMessage()).toBe("TypeError: fetch failed <- Error: connect ECONNREFUSED 127.0.0.1:1");
+  });
+
+  test("when an error has no cause, then it has no cause message", () => {
+    expect(new ApiError("not_found", "No such page.").causeMessage()).toBeUndefined();
+    expect(new ApiError("not_found", "No such page.")).not.toHaveProperty("cause");
+  });
+
+  test("when a cause is not an Error, then it is written as text", () => {
+    expect(new ApiError("internal_error", "Oops.", { cause: "socket closed" }).causeMessage()).toBe("socket closed");
+  });
+
+  test("when the response is made, then the cause never reaches the client's body", async () => {
+    const response = new ApiError("service_unavailable", "The service is unavailable.", { cause: new Error("secret upstream detail") }).toResponse("req-1");
+    const text = await response.text();
+    expect(text).not.toContain("secret upstream detail");
+    expect(JSON.parse(text).error.code).toBe("service_unavailable");
+  });
+});
