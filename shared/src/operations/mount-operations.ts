@@ -62,7 +62,9 @@ function wireQuery(query: TSchema): { schema: TSchema; integers: Map<string, Int
   return { schema: t.Object(wire), integers };
 }
 
-function outOfBounds(field: string, text: string, { minimum, maximum }: IntegerBounds): FieldError {
+function outOfBounds(field: string, text: string, { minimum, maximum: declared }: IntegerBounds): FieldError {
+  // The largest exact integer is a bound of the number type, not of the parameter.
+  const maximum = declared !== undefined && declared < Number.MAX_SAFE_INTEGER ? declared : undefined;
   const allowed = { ...(minimum === undefined ? {} : { min: minimum }), ...(maximum === undefined ? {} : { max: maximum }) };
   const range = maximum === undefined ? `of at least ${minimum ?? 0}` : `from ${minimum ?? 0} to ${maximum}`;
   return { field, rule: "range", message: `${field} must be an integer ${range} (got ${text.slice(0, 40)})`, allowed };
