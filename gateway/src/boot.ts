@@ -51,6 +51,21 @@ function connectRedis(config: GatewayConfig): Redis | Cluster {
   return new Redis(config.redisUrl!, options);
 }
 
+const REDIS_CONNECT_WAIT_MS = 3000;
+
+function connected(redis: Redis | Cluster, waitMs: number): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, waitMs);
+    function done() {
+      clearTimeout(timer);
+      redis.off("ready", done);
+      resolve();
+    }
+    redis.once("ready", done);
+  });
+}
+
 /** Opens the gateway's clients once, migrates, and builds the app; the entry file only serves it. */
 export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp>; limiterStats: LimiterStats }> {
   const logger = createLogger("gateway", config.logLevel);
@@ -60,6 +75,9 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
   const redis = config.redisUrl ? connectRedis(config) : null;
   // Connection errors surface through the limiters, which log once per outage; ioredis would log each one.
   redis?.on("error", () => {});
+  // Commands sent before the first connection is up fail at once (no offline queue), which would read as an
+  // outage: wait for it briefly. A Redis that is really down is then the outage gate's to handle.
+  if (redis) await connected(redis, REDIS_CONNECT_WAIT_MS);
   const limiterStats = createLimiterStats();
   // Every Redis call on the request path goes through this one gate, so an outage is detected once for all of them.
   const redisGate = createRedisGate({ logger, stats: limiterStats });
