@@ -1,5 +1,10 @@
 import { fillPath } from "@ws/shared";
+import type { ApiKey as ApiKeyModel, CreatedApiKey as CreatedApiKeyModel } from "../admin/api-keys/model";
+import type { AuditEntry as AuditEntryModel } from "../admin/audit-log/model";
+import type { Member as MemberModel } from "../admin/members/model";
 import { ADMIN_OPERATIONS, ADMIN_PREFIX, type AdminOperationId } from "../admin/operations";
+import type { Team as TeamModel } from "../admin/teams/model";
+import type { Workspace as WorkspaceModel } from "../admin/workspaces/model";
 
 /** An answer of the management API that is not a success, with the error object's parts. */
 export class AdminApiError extends Error {
@@ -22,47 +27,13 @@ export class AdminApiError extends Error {
   }
 }
 
-export interface Workspace {
-  id: string;
-  name: string;
-  created_at: string;
-}
-export interface Team {
-  id: string;
-  name: string;
-}
-export interface Member {
-  id: string;
-  email: string;
-  name: string | null;
-  role: string;
-  active: boolean;
-  team_ids: string[];
-}
-export interface ApiKey {
-  id: string;
-  prefix: string;
-  name: string;
-  scopes: string[];
-  team_ids: string[] | null;
-  expires_at: string | null;
-  revoked_at?: string | null;
-  created_by: string;
-  created_at: string;
-  last_used_at?: string | null;
-  rate_limit_per_minute?: number | null;
-  streaming?: boolean;
-  /** The scopes the key can use now: its scopes within its creator's current role. */
-  effective_scopes?: string[];
-  status?: string;
-  rotated_at?: string | null;
-  previous_prefix?: string | null;
-  previous_key_expires_at?: string | null;
-}
-export interface CreatedApiKey extends ApiKey {
-  /** The full key, returned only by the call that creates it. */
-  key: string;
-}
+/** The management API's own models, as this client receives them: one definition, in the admin folders. */
+export type Workspace = typeof WorkspaceModel.static;
+export type Team = typeof TeamModel.static;
+export type Member = typeof MemberModel.static;
+export type ApiKey = typeof ApiKeyModel.static;
+export type CreatedApiKey = typeof CreatedApiKeyModel.static;
+export type AuditEntry = typeof AuditEntryModel.static;
 export interface List<T> {
   data: T[];
   total: number;
@@ -90,17 +61,6 @@ export interface KeyChanges {
 export interface Rotation {
   grace_seconds?: number;
   old_key_expires_at?: string;
-}
-export interface AuditEntry {
-  id: string;
-  action: string;
-  resource_type: string;
-  resource_id: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  request_id: string;
-  actor: string;
-  created_at: string;
 }
 type Paging = { page?: number; per_page?: number };
 export interface NewApiKey {

@@ -105,16 +105,12 @@ export async function updateEvent(sql: Pool, principal: Principal, id: string, b
     assertInOrder(startsAt ?? new Date(current.starts_at), endsAt ?? new Date(current.ends_at));
     const calendarId = body.calendar_id?.toLowerCase();
     if (calendarId !== undefined && calendarId !== current.calendar_id) await requireWritableCalendar(tx, principal, calendarId);
+    // Every given column as sent, but the ones read above: the calendar id normalised, the times parsed.
     const changes: events.EventChanges = {
+      ...Object.fromEntries(given.filter((field) => field !== "attendees").map((field) => [field, body[field]])),
       ...(calendarId === undefined ? {} : { calendar_id: calendarId }),
-      ...(body.title === undefined ? {} : { title: body.title }),
       ...(startsAt === undefined ? {} : { starts_at: startsAt }),
       ...(endsAt === undefined ? {} : { ends_at: endsAt }),
-      ...(body.is_all_day === undefined ? {} : { is_all_day: body.is_all_day }),
-      ...(body.location === undefined ? {} : { location: body.location }),
-      ...(body.conference_url === undefined ? {} : { conference_url: body.conference_url }),
-      ...(body.notes === undefined ? {} : { notes: body.notes }),
-      ...(body.reminder_minutes_before_start === undefined ? {} : { reminder_minutes_before_start: body.reminder_minutes_before_start }),
     };
     const attendees = body.attendees === undefined ? undefined : attendeeRows(body.attendees);
     const updated = await events.updateEvent(tx, principal.workspace_id, id, changes, attendees, requiredVersions(ifMatch, id));
