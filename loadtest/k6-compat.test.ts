@@ -119,7 +119,7 @@ describe("the k6 scripts", () => {
         options: /export const options\b/.test(text),
         main: /export default function\b/.test(text),
         teardown: /export function teardown\b/.test(text),
-        handleSummary: /export function handleSummary\b/.test(text) && text.includes("summaryOutputs("),
+        handleSummary: /export function handleSummary\b/.test(text) && /(summaryOutputs|workloadSummary)\(/.test(text),
       }).toEqual({ file, options: true, main: true, teardown: true, handleSummary: true });
     }
   });

@@ -7,13 +7,12 @@
  *   ADMIN_URL=http://localhost:8081 ADMIN_TOKEN=… k6 run loadtest/mixed.js
  *   API_KEY=wsk_… RATE=10 k6 run loadtest/mixed.js
  */
-import { CLEANUP_THRESHOLDS, cleanupNotes } from "./lib/cleanup.js";
+import { CLEANUP_THRESHOLDS } from "./lib/cleanup.js";
 import { baseUrls, credentials, durationFrom, durationSeconds, integerFrom, numberFrom } from "./lib/config.js";
 import { mixWeights, parseMix } from "./lib/mix.js";
 import { constantArrivalScenario, WORKLOAD_OPTIONS } from "./lib/profiles.js";
-import { summaryOutputs } from "./lib/summary.js";
 import { droppedIterationsThreshold, operationTargetsFrom, operationThresholds, workloadThresholds } from "./lib/thresholds.js";
-import { runOperation, setupWorkload, teardownWorkload } from "./lib/workload.js";
+import { runOperation, setupWorkload, teardownWorkload, workloadSummary } from "./lib/workload.js";
 
 const URLS = baseUrls(__ENV);
 const CREDENTIALS = credentials(__ENV);
@@ -60,8 +59,6 @@ export function teardown(data) {
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
   const settings = {
-    base_urls: URLS,
-    keys: CREDENTIALS.mode === "admin" ? "provisioned through " + CREDENTIALS.adminUrl : "API_KEY",
     rate_per_s: RATE,
     duration: DURATION,
     planned_iterations: PLANNED,
@@ -70,5 +67,5 @@ export function handleSummary(data) {
     targets: { p95_ms: TARGETS.p95, p99_ms: TARGETS.p99, error_rate: TARGETS.errorRate, p95_ms_by_operation: TARGETS.p95ByOperation, dropped_rate: DROPPED_RATE },
     mix: mixWeights(MIX),
   };
-  return summaryOutputs(data, { script: SCENARIO, settings, notes: cleanupNotes(data.metrics) }, __ENV, new Date());
+  return workloadSummary(data, { script: SCENARIO, urls: URLS, credentials: CREDENTIALS, settings });
 }

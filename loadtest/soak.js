@@ -9,13 +9,12 @@
  *   ADMIN_URL=http://localhost:8081 ADMIN_TOKEN=… DURATION=2h k6 run loadtest/soak.js
  */
 import exec from "k6/execution";
-import { CLEANUP_THRESHOLDS, cleanupNotes } from "./lib/cleanup.js";
+import { CLEANUP_THRESHOLDS } from "./lib/cleanup.js";
 import { baseUrls, credentials, durationFrom, durationSeconds, integerFrom, numberFrom } from "./lib/config.js";
 import { mixWeights, parseMix } from "./lib/mix.js";
 import { constantArrivalScenario, soakPhaseAt, WORKLOAD_OPTIONS } from "./lib/profiles.js";
-import { summaryOutputs } from "./lib/summary.js";
 import { droppedIterationsThreshold, operationTargetsFrom, operationThresholds, workloadThresholds } from "./lib/thresholds.js";
-import { runOperation, setupWorkload, teardownWorkload } from "./lib/workload.js";
+import { runOperation, setupWorkload, teardownWorkload, workloadSummary } from "./lib/workload.js";
 
 const URLS = baseUrls(__ENV);
 const CREDENTIALS = credentials(__ENV);
@@ -67,8 +66,6 @@ export function teardown(data) {
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
   const settings = {
-    base_urls: URLS,
-    keys: CREDENTIALS.mode === "admin" ? "provisioned through " + CREDENTIALS.adminUrl : "API_KEY",
     rate_per_s: RATE,
     duration: DURATION,
     planned_iterations: PLANNED,
@@ -77,5 +74,5 @@ export function handleSummary(data) {
     targets: { p95_ms: P95_MS, p99_ms: P99_MS, error_rate: ERROR_RATE, p95_ms_by_operation: P95_BY_OPERATION, dropped_rate: DROPPED_RATE },
     mix: mixWeights(MIX),
   };
-  return summaryOutputs(data, { script: SCENARIO, settings, notes: cleanupNotes(data.metrics) }, __ENV, new Date());
+  return workloadSummary(data, { script: SCENARIO, urls: URLS, credentials: CREDENTIALS, settings });
 }

@@ -8,13 +8,12 @@
  *   ADMIN_URL=http://localhost:8081 ADMIN_TOKEN=… k6 run loadtest/spike.js
  */
 import exec from "k6/execution";
-import { CLEANUP_THRESHOLDS, cleanupNotes } from "./lib/cleanup.js";
+import { CLEANUP_THRESHOLDS } from "./lib/cleanup.js";
 import { baseUrls, credentials, durationFrom, integerFrom, numberFrom } from "./lib/config.js";
 import { mixWeights, parseMix } from "./lib/mix.js";
 import { spikePhaseAt, spikePlannedIterations, spikeStages, WORKLOAD_OPTIONS } from "./lib/profiles.js";
-import { summaryOutputs } from "./lib/summary.js";
 import { checkRateAbove, droppedIterationsThreshold, operationTargetsFrom, operationThresholds } from "./lib/thresholds.js";
-import { runOperation, setupWorkload, teardownWorkload } from "./lib/workload.js";
+import { runOperation, setupWorkload, teardownWorkload, workloadSummary } from "./lib/workload.js";
 
 const URLS = baseUrls(__ENV);
 const CREDENTIALS = credentials(__ENV);
@@ -97,8 +96,6 @@ export function teardown(data) {
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
   const settings = {
-    base_urls: URLS,
-    keys: CREDENTIALS.mode === "admin" ? "provisioned through " + CREDENTIALS.adminUrl : "API_KEY",
     plan: { base_rate_per_s: PLAN.baseRate, spike_rate_per_s: PLAN.spikeRate, warm: PLAN.warm, ramp: PLAN.ramp, hold: PLAN.hold, recover: PLAN.recover },
     planned_iterations: PLANNED,
     vus: VUS,
@@ -113,5 +110,5 @@ export function handleSummary(data) {
     },
     mix: mixWeights(MIX),
   };
-  return summaryOutputs(data, { script: SCENARIO, settings, notes: cleanupNotes(data.metrics) }, __ENV, new Date());
+  return workloadSummary(data, { script: SCENARIO, urls: URLS, credentials: CREDENTIALS, settings });
 }

@@ -10,7 +10,9 @@ import exec from "k6/execution";
 import { Counter } from "k6/metrics";
 import { authHeaders, createKey, deleteWorkspace, provisionWorkspace, runId, targetFor } from "./api.js";
 import { keyLimitFor, pickOperation, WORKLOAD_SCOPES } from "./mix.js";
+import { cleanupNotes } from "./cleanup.js";
 import { readRateLimitHeaders } from "./ratelimit-rules.js";
+import { summaryOutputs } from "./summary.js";
 import {
   calendarListProblems,
   errorBodyProblems,
@@ -259,4 +261,16 @@ export function runOperation(data, mix, extraTags) {
 export function teardownWorkload(data, credentials) {
   if (data.workspace === null || credentials.mode !== "admin") return;
   deleteWorkspace({ adminUrl: credentials.adminUrl, adminToken: credentials.adminToken }, data.workspace);
+}
+
+/**
+ * The summary outputs of a workload script: its settings, led by where it ran
+ * and how its keys came, and the cleanup notes of its teardown.
+ * @param {import("./summary.js").SummaryData} data
+ * @param {{ script: string, urls: string[], credentials: import("./config.js").Credentials, settings: Record<string, unknown> }} run
+ */
+export function workloadSummary(data, run) {
+  const keys = run.credentials.mode === "admin" ? "provisioned through " + run.credentials.adminUrl : "API_KEY";
+  const settings = Object.assign({ base_urls: run.urls, keys: keys }, run.settings);
+  return summaryOutputs(data, { script: run.script, settings: settings, notes: cleanupNotes(data.metrics) }, __ENV, new Date());
 }
