@@ -48,6 +48,7 @@ export * from "./db/database-monitor";
 export * from "./db/write-within";
 export * from "./http/deadline";
 export * from "./http/request-deadline";
+export { watchDeadline } from "./http/deadline-watch";
 export * from "./db/transaction";
 export * from "./text/storable-text";
 export * from "./http/header-limits";

@@ -16,30 +16,49 @@ interface Waiter {
 export function concurrencyGate(limit: number) {
   let running = 0;
   const waiting: Waiter[] = [];
-  return async function admit<T>(task: () => Promise<T>, deadline?: Deadline): Promise<T> {
-    if (running < limit) running++;
-    else {
-      await new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = { start: resolve };
-        if (deadline) {
-          waiter.timer = setTimeout(() => {
-            waiting.splice(waiting.indexOf(waiter), 1);
-            deadline.expire();
-            reject(notExecuted("The service was too busy to start the request before its deadline."));
-          }, deadline.remainingMs());
-        }
-        waiting.push(waiter);
-      });
-    }
+  // A waiting task inherits the slot, so `running` never overshoots the limit.
+  const release = () => {
+    const next = waiting.shift();
+    if (next) {
+      clearTimeout(next.timer);
+      next.start();
+    } else running--;
+  };
+  const run = <T>(task: () => Promise<T>): Promise<T> => {
+    let result: Promise<T>;
     try {
-      return await task();
-    } finally {
-      // A waiting task inherits the slot, so `running` never overshoots the limit.
-      const next = waiting.shift();
-      if (next) {
-        clearTimeout(next.timer);
-        next.start();
-      } else running--;
+      result = task();
+    } catch (error) {
+      release();
+      return Promise.reject(error);
     }
+    return result.then(
+      (value) => {
+        release();
+        return value;
+      },
+      (error: unknown) => {
+        release();
+        throw error;
+      },
+    );
+  };
+  /** With a slot free the task starts at once, without a promise of the gate's own to wait on. */
+  return function admit<T>(task: () => Promise<T>, deadline?: Deadline): Promise<T> {
+    if (running < limit) {
+      running++;
+      return run(task);
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { start: resolve };
+      if (deadline) {
+        waiter.timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          deadline.expire();
+          reject(notExecuted("The service was too busy to start the request before its deadline."));
+        }, deadline.remainingMs());
+      }
+      waiting.push(waiter);
+    }).then(() => run(task));
   };
 }

@@ -1,6 +1,6 @@
-import { Elysia } from "elysia";
 import { ApiError } from "../errors/api-error";
 import { deadlineOf, notExecuted, type Deadline } from "./deadline";
+import { watchDeadline } from "./deadline-watch";
 import { requestIdOf } from "./request-id";
 
 /**
@@ -9,26 +9,23 @@ import { requestIdOf } from "./request-id";
  * awaited): work still running then can no longer commit (`writeWithin`), so
  * the answer holds. Called when the request arrives, which starts its clock.
  */
-export async function answerWithinDeadline(request: Request, serve: (deadline: Deadline) => Promise<Response>): Promise<Response> {
+export function answerWithinDeadline(request: Request, serve: (deadline: Deadline) => Promise<Response>): Promise<Response> {
   const deadline = deadlineOf(request);
-  const served = serve(deadline).catch((error: unknown) => {
-    if (error instanceof ApiError) return error.toResponse(requestIdOf(request));
-    throw error;
+  // One promise settled by whichever comes first, rather than a race of two.
+  return new Promise<Response>((resolve, reject) => {
+    const unwatch = watchDeadline(deadline.at, () => {
+      if (deadline.expire()) resolve(notExecuted("The request was not completed before its deadline.").toResponse(requestIdOf(request)));
+    });
+    serve(deadline).then(
+      (response) => {
+        unwatch();
+        resolve(response);
+      },
+      (error: unknown) => {
+        unwatch();
+        if (error instanceof ApiError) resolve(error.toResponse(requestIdOf(request)));
+        else reject(error);
+      },
+    );
   });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const atDeadline = new Promise<Response | undefined>((resolve) => {
-    timer = setTimeout(() => {
-      resolve(deadline.expire() ? notExecuted("The request was not completed before its deadline.").toResponse(requestIdOf(request)) : undefined);
-    }, deadline.remainingMs());
-  });
-  try {
-    return (await Promise.race([served, atDeadline])) ?? (await served);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Hands route handlers the request's deadline, for the work they start. */
-export function requestDeadline() {
-  return new Elysia({ name: "request-deadline" }).derive({ as: "global" }, ({ request }) => ({ deadline: deadlineOf(request) }));
 }

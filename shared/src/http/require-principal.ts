@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../errors/api-error";
-import { PRINCIPAL_HEADER, verifyPrincipal, type VerificationKeys } from "../principal/internal-token";
+import { PRINCIPAL_HEADER, verifiedPrincipal, type VerificationKeys } from "../principal/internal-token";
 import type { Principal } from "../principal/principal";
 import { createRouteTable } from "../operations/route-table";
 import { requestIdOf } from "./request-id";
+import { requestPath } from "./request-path";
 
 /** Paths for the gateway alone (a workspace's purge): each checks its own signed order instead of a principal. */
 export const INTERNAL_SERVICE_PREFIX = "/internal/";
@@ -26,21 +27,28 @@ function assertScopeOf(request: Request, path: string, principal: Principal): vo
   }
 }
 
+/** The principal requirePrincipal verified for this request (for the operations it lets through). */
+export function principalOf(request: Request): Principal {
+  const principal = principals.get(request);
+  if (!principal) throw new Error("No principal was verified for this request: the app must use requirePrincipal.");
+  return principal;
+}
+
 /**
  * Services accept only requests that carry a principal the gateway signed for
  * exactly this method and path, recently, with the operation's scope. Checked
  * first, before any body is parsed, so a call around the gateway learns nothing
- * but 401.
+ * but 401. The principal is kept for principalOf rather than derived into
+ * every handler's context, which cost a hook and a copy of the context per
+ * request.
  */
 export function requirePrincipal(keys: VerificationKeys) {
-  return new Elysia({ name: "require-principal" })
-    .onRequest(async ({ request }) => {
-      const path = new URL(request.url).pathname;
-      if (UNAUTHENTICATED_SERVICE_PATHS.has(path) || path.startsWith(INTERNAL_SERVICE_PREFIX)) return;
-      const principal = await verifyPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
-      assertScopeOf(request, path, principal);
-      requestIdOf(request);
-      principals.set(request, principal);
-    })
-    .derive({ as: "global" }, ({ request }) => ({ principal: principals.get(request)! }));
+  return new Elysia({ name: "require-principal" }).onRequest(({ request }) => {
+    const path = requestPath(request);
+    if (UNAUTHENTICATED_SERVICE_PATHS.has(path) || path.startsWith(INTERNAL_SERVICE_PREFIX)) return;
+    const principal = verifiedPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
+    assertScopeOf(request, path, principal);
+    requestIdOf(request);
+    principals.set(request, principal);
+  });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { jwtVerify, SignJWT } from "jose";
-import { signingKeyFrom, signPrincipal, verifyPrincipal } from "./internal-token";
+import { signingKeyFrom, signPrincipal, signWorkspacePurge, verifiedPrincipal, verifyPrincipal, verifyWorkspacePurge } from "./internal-token";
 import type { Principal } from "./principal";
 
 const key = signingKeyFrom("k".repeat(43));
@@ -87,5 +88,135 @@ describe("the internal principal token", () => {
 
   test("when no token is sent, then it is missing_token", async () => {
     await expect(verifyPrincipal(null, request, key)).rejects.toMatchObject({ code: "missing_token" });
+  });
+});
+
+describe("the internal principal token, as the services read its compact form", () => {
+  const base64url = (text: string) => Buffer.from(text).toString("base64url");
+  const claims = () => ({ ...principal, htm: request.method, htu: request.path, iss: "workspace-gateway", aud: "workspace-services", iat: now(), exp: now() + 60 });
+  const now = () => Math.floor(Date.now() / 1000);
+  /** Segments as given, signed correctly with HS256 over them, whatever they hold. */
+  const signedSegments = (header: string, payload: string, signWith = key) =>
+    `${header}.${payload}.${createHmac("sha256", signWith).update(`${header}.${payload}`).digest("base64url")}`;
+  const signedJson = (header: object, payload: unknown) => signedSegments(base64url(JSON.stringify(header)), base64url(JSON.stringify(payload)));
+  const refused = (token: string) => expect(() => verifiedPrincipal(token, request, [key])).toThrow(expect.objectContaining({ code: "invalid_token" }));
+
+  test("when the compact form is signed by hand with the same claims, then it is accepted", () => {
+    expect(verifiedPrincipal(signedJson({ alg: "HS256" }, claims()), request, [key])).toEqual(principal);
+  });
+
+  test("when the header says alg none, with or without a signature, then it is refused", () => {
+    const header = base64url(JSON.stringify({ alg: "none" }));
+    const payload = base64url(JSON.stringify(claims()));
+    refused(`${header}.${payload}.`);
+    refused(signedSegments(header, payload));
+  });
+
+  test("when the header names another algorithm, or none at all, then it is refused even with a valid HS256 MAC", () => {
+    refused(signedJson({ alg: "HS512" }, claims()));
+    refused(signedJson({ alg: "hs256" }, claims()));
+    refused(signedJson({ typ: "JWT" }, claims()));
+  });
+
+  test("when the header carries crit, then it is refused", () => {
+    refused(signedJson({ alg: "HS256", crit: ["b64"], b64: true }, claims()));
+    refused(signedJson({ alg: "HS256", crit: ["exp"] }, claims()));
+  });
+
+  test("when the token has 2 or 4 segments, then it is refused", () => {
+    const token = signPrincipal(principal, request, key);
+    const [header, payload, signature] = token.split(".");
+    refused(`${header}.${payload}`);
+    refused(`${token}.${signature}`);
+    refused(`${header}.${payload}.${signature}.`);
+  });
+
+  test("when a segment is not base64url, then it is refused, even under a valid MAC", () => {
+    const payload = base64url(JSON.stringify(claims()));
+    refused(signedSegments(base64url(JSON.stringify({ alg: "HS256" })), `${payload}!`));
+    refused(signedSegments(base64url(JSON.stringify({ alg: "HS256" })), Buffer.from(JSON.stringify(claims())).toString("base64")));
+    refused(signedSegments(`${base64url(JSON.stringify({ alg: "HS256" }))}=`, payload));
+    const oneCharacterOver = payload + "A".repeat((5 - (payload.length % 4)) % 4 || 4);
+    refused(signedSegments(base64url(JSON.stringify({ alg: "HS256" })), oneCharacterOver));
+  });
+
+  test("when the signature is padded, truncated, lengthened or spelled with other characters, then it is refused", () => {
+    const token = signPrincipal(principal, request, key);
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    refused(`${header}.${payload}.${signature}=`);
+    refused(`${header}.${payload}.${signature.slice(0, -1)}`);
+    refused(`${header}.${payload}.${signature}AA`);
+    refused(`${header}.${payload}.${Buffer.from(signature, "base64url").toString("base64")}`);
+    refused(`${header}.${payload}.`);
+  });
+
+  test("when the payload is not JSON, or JSON but not an object, then it is refused", () => {
+    const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT" }));
+    refused(signedSegments(header, base64url("not json")));
+    refused(signedSegments(header, base64url(JSON.stringify([claims()]))));
+    refused(signedSegments(header, base64url("null")));
+    refused(signedSegments(header, base64url('"a string"')));
+    refused(signedSegments(header, Buffer.from([0xff, 0xfe, 0x7b, 0x7d]).toString("base64url")));
+  });
+
+  test("when the header is not JSON or not an object, then it is refused", () => {
+    const payload = base64url(JSON.stringify(claims()));
+    refused(signedSegments(base64url("HS256"), payload));
+    refused(signedSegments(base64url(JSON.stringify(["HS256"])), payload));
+  });
+
+  test("when aud is an array, then it passes if it holds the services' audience and is refused otherwise", () => {
+    expect(verifiedPrincipal(signedJson({ alg: "HS256" }, { ...claims(), aud: ["elsewhere", "workspace-services"] }), request, [key])).toEqual(principal);
+    refused(signedJson({ alg: "HS256" }, { ...claims(), aud: ["elsewhere"] }));
+    refused(signedJson({ alg: "HS256" }, { ...claims(), aud: "workspace-services/purge" }));
+    refused(signedJson({ alg: "HS256" }, { ...claims(), aud: undefined }));
+  });
+
+  test("when iss is missing or another, then it is refused", () => {
+    refused(signedJson({ alg: "HS256" }, { ...claims(), iss: undefined }));
+    refused(signedJson({ alg: "HS256" }, { ...claims(), iss: "someone-else" }));
+  });
+
+  test("when exp or iat is a string, then it is refused", () => {
+    refused(signedJson({ alg: "HS256" }, { ...claims(), exp: String(now() + 60) }));
+    refused(signedJson({ alg: "HS256" }, { ...claims(), iat: String(now()) }));
+  });
+
+  test("when exp is now, then it has expired; when nbf is ahead, then it is not valid yet", () => {
+    refused(signedJson({ alg: "HS256" }, { ...claims(), iat: now() - 30, exp: now() }));
+    refused(signedJson({ alg: "HS256" }, { ...claims(), nbf: now() + 10 }));
+    refused(signedJson({ alg: "HS256" }, { ...claims(), nbf: "0" }));
+    expect(verifiedPrincipal(signedJson({ alg: "HS256" }, { ...claims(), nbf: now() }), request, [key])).toEqual(principal);
+  });
+
+  test("when the key list is empty, then every token is refused", () => {
+    expect(() => verifiedPrincipal(signPrincipal(principal, request, key), request, [])).toThrow(expect.objectContaining({ code: "invalid_token" }));
+  });
+
+  test("when the same claims come back through jose, then jose and the services agree", async () => {
+    const token = signedJson({ alg: "HS256" }, { ...claims(), aud: ["workspace-services"] });
+    await jwtVerify(token, key, { issuer: "workspace-gateway", audience: "workspace-services", algorithms: ["HS256"], requiredClaims: ["iat", "exp"] });
+    expect(verifiedPrincipal(token, request, [key])).toEqual(principal);
+  });
+});
+
+describe("the workspace purge order", () => {
+  const purge = { method: "DELETE", path: "/internal/workspaces/w1", workspaceId: "w1" };
+
+  test("when the gateway signs a purge order, then it passes for exactly that workspace and path", () => {
+    const token = signWorkspacePurge("w1", { ...purge, requestId: "req-1" }, key);
+    expect(() => verifyWorkspacePurge(token, purge, [key])).not.toThrow();
+    expect(() => verifyWorkspacePurge(token, { ...purge, workspaceId: "w2" }, [key])).toThrow(expect.objectContaining({ code: "invalid_token" }));
+    expect(() => verifyWorkspacePurge(token, { ...purge, path: "/internal/workspaces/w2" }, [key])).toThrow(expect.objectContaining({ code: "invalid_token" }));
+  });
+
+  test("when a principal is presented as a purge order, or a purge order as a principal, then it is refused", () => {
+    expect(() => verifyWorkspacePurge(signPrincipal(principal, purge, key), purge, [key])).toThrow(expect.objectContaining({ code: "invalid_token" }));
+    const order = signWorkspacePurge("w1", { ...purge, requestId: "req-1" }, key);
+    expect(() => verifiedPrincipal(order, purge, [key])).toThrow(expect.objectContaining({ code: "invalid_token" }));
+  });
+
+  test("when no order is sent, then it is missing_token", () => {
+    expect(() => verifyWorkspacePurge(null, purge, [key])).toThrow(expect.objectContaining({ code: "missing_token" }));
   });
 });

@@ -117,15 +117,32 @@ function writable(outgoing: ServerResponse): Promise<void> {
   });
 }
 
+/** A body of a declared length up to this is read whole in one step and sent in one write. */
+const WHOLE_BODY_MAX_BYTES = 64 * 1024;
+
 /**
- * Writes a fetch Response. A body that is one chunk (every JSON answer) goes out
- * with a Content-Length in a single write; a longer one is streamed at the pace
- * the client reads it.
+ * Writes a fetch Response. A body of a small declared length (a service's JSON
+ * answer) or that is one chunk (the gateway's own answers) goes out with a
+ * Content-Length in a single write; a longer one is streamed at the pace the
+ * client reads it.
  */
 async function send(response: Response, outgoing: ServerResponse, closing: boolean): Promise<void> {
   if (!response.body) {
     outgoing.writeHead(response.status, headerList(response, closing, response.status === 204 || response.status === 304 ? undefined : 0));
     outgoing.end();
+    return;
+  }
+  const declaredLength = Number(response.headers.get("content-length") ?? Infinity);
+  if (declaredLength <= WHOLE_BODY_MAX_BYTES) {
+    let body: Uint8Array;
+    try {
+      body = await response.bytes();
+    } catch {
+      outgoing.destroy();
+      return;
+    }
+    outgoing.writeHead(response.status, headerList(response, closing, body.byteLength));
+    outgoing.end(body);
     return;
   }
   const reader = response.body.getReader();

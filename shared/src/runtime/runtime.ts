@@ -1,4 +1,4 @@
-/** The second argument is the client's address as the runtime saw it. */
+/** The second argument is the client's address as the runtime saw it, where a listener facing clients needs it (Bun does not look it up for one facing the gateway). */
 export type FetchHandler = (request: Request, clientAddress?: string) => Response | Promise<Response>;
 
 export interface RunningServer {

@@ -15,6 +15,8 @@ import { concurrencyGate } from "../http/concurrency-gate";
 import { answerWithinDeadline } from "../http/request-deadline";
 import { keepReceivedBody, readBodyWithin } from "../http/request-body";
 import { UNAUTHENTICATED_SERVICE_PATHS } from "../http/require-principal";
+import { requestPath } from "../http/request-path";
+import type { Deadline } from "../http/deadline";
 import { DEFAULT_MAX_BODY_BYTES } from "../operations/public-operation";
 import { PUBLIC_OPERATION_LIST } from "../operations/public-operations";
 
@@ -27,6 +29,15 @@ interface FrontOptions {
 }
 
 /**
+ * What the front calls: Elysia's `fetch`, which answers synchronously when it
+ * can and otherwise returns its own promise. (`handle` wraps it in one more
+ * async function, a promise and two extra turns of the microtask queue a request.)
+ */
+interface ServiceApp {
+  fetch(request: Request): Response | Promise<Response>;
+}
+
+/**
  * In front of the app, within the request's deadline: an API request's body is
  * read first, within the size limit and the process's budget of bodies in
  * memory, and only then does the request wait for one of the pool's
@@ -34,20 +45,22 @@ interface FrontOptions {
  * connection, and the bytes held stay under the budget until the answer is
  * ready. Probes and metrics never wait.
  */
-function serviceFront(app: { handle(request: Request): Promise<Response> }, options: FrontOptions) {
+function serviceFront(app: ServiceApp, options: FrontOptions) {
   const admit = concurrencyGate(options.poolMax);
+  const serve = (request: Request) => Promise.resolve(app.fetch(request));
+  const receiveThenServe = async (request: Request, deadline: Deadline) => {
+    const lease = options.bodyBudget.lease();
+    try {
+      keepReceivedBody(request, await readBodyWithin(request, { limitBytes: options.bodyLimitBytes, lease }));
+      return await admit(() => serve(request), deadline);
+    } finally {
+      lease.release();
+    }
+  };
   return (request: Request) => {
-    const path = request.url.slice(request.url.indexOf("/", request.url.indexOf("//") + 2));
-    if (UNAUTHENTICATED_SERVICE_PATHS.has(path)) return app.handle(request);
-    return answerWithinDeadline(request, async (deadline) => {
-      const lease = options.bodyBudget.lease();
-      try {
-        if (request.body) keepReceivedBody(request, await readBodyWithin(request, { limitBytes: options.bodyLimitBytes, lease }));
-        return await admit(() => app.handle(request), deadline);
-      } finally {
-        lease.release();
-      }
-    });
+    if (UNAUTHENTICATED_SERVICE_PATHS.has(requestPath(request))) return app.fetch(request);
+    // Most requests (every GET) have no body: nothing to lease or read, so no extra step before the gate.
+    return answerWithinDeadline(request, (deadline) => (request.body ? receiveThenServe(request, deadline) : admit(() => serve(request), deadline)));
   };
 }
 
@@ -57,7 +70,7 @@ export interface ServiceDefinition {
   migrations: URL;
   /** Loads the PGlite extensions the migrations need in embedded mode (pg_trgm, for example). */
   embeddedExtensions?: LoadEmbeddedExtensions;
-  createApp(deps: ServiceDeps): { handle(request: Request): Promise<Response> };
+  createApp(deps: ServiceDeps): ServiceApp;
 }
 
 /** Reads the service's configuration, opens its database, migrates, and builds its app. */

@@ -1,6 +1,6 @@
 import type { AnyElysia } from "elysia";
-import type { Deadline } from "../http/deadline";
-import type { Principal } from "../principal/principal";
+import { deadlineOf } from "../http/deadline";
+import { principalOf } from "../http/require-principal";
 import { entityTag, noneMatchHits } from "../http/entity-tag";
 import { mountOperations, type OperationResult } from "../operations/mount-operations";
 import { fillPath } from "../operations/operation";
@@ -42,8 +42,8 @@ function answerWithVersion({ operation, request, result }: OperationResult) {
 /**
  * Serves the service's operations of the public table, each from its
  * operationId's handler, with the route and schemas of its table entry. The
- * app must already derive the principal (requirePrincipal) and the deadline
- * (requestDeadline).
+ * app must already check the principal (requirePrincipal); the deadline is the
+ * one the service's front started when the request arrived.
  */
 export function serveOperations<App extends AnyElysia, Service extends ServiceName>(
   app: App,
@@ -54,10 +54,10 @@ export function serveOperations<App extends AnyElysia, Service extends ServiceNa
     PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service).map((operation) => [operation.operationId, operation]),
   ) as Pick<PublicOperations, ServiceOperationId<Service>>;
   return mountOperations(app, operations, handlers, {
-    context: (context): ServiceContext => ({
-      principal: context.principal as Principal,
-      deadline: context.deadline as Deadline,
-      ifMatch: (context.request as Request).headers.get("if-match") ?? undefined,
+    context: ({ request }): ServiceContext => ({
+      principal: principalOf(request as Request),
+      deadline: deadlineOf(request as Request),
+      ifMatch: (request as Request).headers.get("if-match") ?? undefined,
     }),
     invalidQueryCode: PUBLIC_SERVICES[service].validationCode,
     answer: answerWithVersion,

@@ -3,7 +3,6 @@ import type { Pool } from "../db/database";
 import { errorHandler } from "../http/error-handler";
 import { healthRoutes } from "../http/health";
 import { jsonBodies } from "../http/json-body";
-import { requestDeadline } from "../http/request-deadline";
 import { requirePrincipal } from "../http/require-principal";
 import type { Logger } from "../observability/logger";
 import type { HttpMetrics } from "../observability/metrics";
@@ -51,7 +50,6 @@ export function serviceApp<Service extends ServiceName>(
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining, onReadiness: deps.onReadiness }))
     .use(requirePrincipal(deps.principalKeys))
-    .use(requestDeadline())
     .use(workspacePurgeRoute(deps.principalKeys, internals));
   return serveOperations(app, service, handlers);
 }

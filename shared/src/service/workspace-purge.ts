@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { isUuid } from "../ids/uuid7";
+import { requestPath } from "../http/request-path";
 import { verifyWorkspacePurge, WORKSPACE_PURGE_HEADER, type VerificationKeys } from "../principal/internal-token";
 
 export const WORKSPACE_PURGE_PATH = "/internal/workspaces/:ws";
@@ -20,8 +21,7 @@ export interface ServiceInternals {
  */
 export function workspacePurgeRoute(keys: VerificationKeys, internals: ServiceInternals) {
   return new Elysia({ name: "workspace-purge" }).delete(WORKSPACE_PURGE_PATH, async ({ request, params }) => {
-    const path = new URL(request.url).pathname;
-    await verifyWorkspacePurge(request.headers.get(WORKSPACE_PURGE_HEADER), { method: request.method, path, workspaceId: params.ws }, keys);
+    verifyWorkspacePurge(request.headers.get(WORKSPACE_PURGE_HEADER), { method: request.method, path: requestPath(request), workspaceId: params.ws }, keys);
     // A malformed id names no workspace: nothing of it can be stored.
     const deleted = isUuid(params.ws) ? await internals.purgeWorkspace(params.ws) : {};
     return { workspace_id: params.ws, deleted };
