@@ -22,10 +22,15 @@ import { createIdempotency } from "./idempotency";
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
-function connectRedis(config: GatewayConfig): Redis | Cluster {
+/**
+ * `timed`: ioredis times each command out itself (a timer per command). The
+ * request path's client is opened without: its calls all go through the outage
+ * gate, which times them out on one shared timer (several µs less per request).
+ */
+function connectRedis(config: GatewayConfig, timed: boolean): Redis | Cluster {
   const options = {
     // A slow Redis must not stall requests: fail fast and fall back instead.
-    commandTimeout: config.redisTimeoutMs,
+    ...(timed ? { commandTimeout: config.redisTimeoutMs } : {}),
     connectTimeout: 1000,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
@@ -72,24 +77,26 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
   const database = await openDatabase(config.database, undefined, logger);
   if (config.migrateOnStart) await migrate(database.sql, "gateway", gatewayProcess.migrations);
 
-  const redis = config.redisUrl ? connectRedis(config) : null;
+  const redis = config.redisUrl ? connectRedis(config, true) : null;
+  const requestRedis = config.redisUrl ? connectRedis(config, false) : null;
+  const clients = [redis, requestRedis].filter((client) => client !== null);
   // Connection errors surface through the limiters, which log once per outage; ioredis would log each one.
-  redis?.on("error", () => {});
+  for (const client of clients) client.on("error", () => {});
   // Commands sent before the first connection is up fail at once (no offline queue), which would read as an
   // outage: wait for it briefly. A Redis that is really down is then the outage gate's to handle.
-  if (redis) await connected(redis, REDIS_CONNECT_WAIT_MS);
+  await Promise.all(clients.map((client) => connected(client, REDIS_CONNECT_WAIT_MS)));
   const limiterStats = createLimiterStats();
   // Every Redis call on the request path goes through this one gate, so an outage is detected once for all of them.
-  const redisGate = createRedisGate({ logger, stats: limiterStats });
+  const redisGate = createRedisGate({ logger, stats: limiterStats, timeoutMs: config.redisTimeoutMs });
   const suspension = { suspendAfterMultiple: config.suspendAfterMultiple, suspendSeconds: config.suspendSeconds };
   let epochs: CredentialEpochs;
   let requestEpochs: CredentialEpochs;
   let limiter: RateLimiter;
-  if (redis) {
+  if (redis && requestRedis) {
     epochs = createRedisEpochs(redis);
-    requestEpochs = gatedEpochs(epochs, redisGate);
+    requestEpochs = gatedEpochs(createRedisEpochs(requestRedis), redisGate);
     limiter = createResilientLimiter({
-      primary: createRedisLimiter(redis, suspension),
+      primary: createRedisLimiter(requestRedis, suspension),
       fallback: createMemoryLimiter(suspension, null),
       mode: config.rateLimitFailureMode,
       gate: redisGate,
@@ -101,10 +108,10 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
   const propagation = createEpochPropagation(epochs, { logger });
 
   const bodyBudget = createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: config.inflightBodyBytesPerKey });
-  const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis, database: database.pool, bytesInTransit: bodyBudget.inUse });
+  const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis: clients.length ? clients : null, database: database.pool, bytesInTransit: bodyBudget.inUse });
   const authFailureLimiter = (kind: FailureKind) =>
-    redis
-      ? createRedisAuthFailureLimiter(redis, config.authFailuresPerMinute, { gate: redisGate, kind })
+    requestRedis
+      ? createRedisAuthFailureLimiter(requestRedis, config.authFailuresPerMinute, { gate: redisGate, kind })
       : createMemoryAuthFailureLimiter(config.authFailuresPerMinute);
   const onBackgroundError = (error: unknown) => logger.warn("background write failed", { error: String(error) });
   const knownKeys = createKnownKeys({
@@ -189,6 +196,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       clearInterval(purgeTimer);
       await limiter.close();
       redis?.disconnect();
+      requestRedis?.disconnect();
       await database.close();
     },
   };

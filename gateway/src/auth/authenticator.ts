@@ -117,7 +117,7 @@ export function createAuthenticator(deps: {
         credential = await load(hashKey(key));
         assertUsable(credential);
       }
-      if (currentEpoch !== null && BigInt(credential.epoch) > BigInt(currentEpoch)) {
+      if (currentEpoch !== null && credential.epoch !== currentEpoch && BigInt(credential.epoch) > BigInt(currentEpoch)) {
         // The published epoch lags the database (Redis restarted, or a publish failed): heal it.
         deps.epochs.publish(credential.workspaceId, credential.epoch).catch((error) => deps.onBackgroundError?.(error));
       }

@@ -57,20 +57,18 @@ export function isPreflight(request: Request): boolean {
  * answer depends on it.
  */
 export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (request: Request, ...rest: Rest) => Promise<Response>) {
-  return async (request: Request, ...rest: Rest): Promise<Response> => {
-    const origin = request.headers.get("origin");
-    if (isPreflight(request)) {
-      const headers = new Headers({ vary: "Origin" });
-      if (origin && allows(origins, origin)) {
-        headers.set("access-control-allow-origin", origins.kind === "any" ? "*" : origin);
-        headers.set("access-control-allow-methods", ALLOWED_METHODS.join(", "));
-        headers.set("access-control-allow-headers", ALLOWED_HEADERS.join(", "));
-        headers.set("access-control-max-age", String(PREFLIGHT_MAX_AGE_SECONDS));
-      }
-      return new Response(null, { status: 204, headers });
+  const preflight = (origin: string | null): Response => {
+    const headers = new Headers({ vary: "Origin" });
+    if (origin && allows(origins, origin)) {
+      headers.set("access-control-allow-origin", origins.kind === "any" ? "*" : origin);
+      headers.set("access-control-allow-methods", ALLOWED_METHODS.join(", "));
+      headers.set("access-control-allow-headers", ALLOWED_HEADERS.join(", "));
+      headers.set("access-control-max-age", String(PREFLIGHT_MAX_AGE_SECONDS));
     }
+    return new Response(null, { status: 204, headers });
+  };
+  const decorated = async (request: Request, origin: string | null, rest: Rest): Promise<Response> => {
     const response = await fetch(request, ...rest);
-    if (origins.kind === "none") return response;
     const headers = new Headers(response.headers);
     headers.append("vary", "Origin");
     if (origin && allows(origins, origin)) {
@@ -78,5 +76,11 @@ export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (r
       headers.set("access-control-expose-headers", EXPOSED_HEADERS.join(", "));
     }
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+  // Not an async function itself: with no origin allowed, an API request goes straight through.
+  return (request: Request, ...rest: Rest): Promise<Response> => {
+    if (isPreflight(request)) return Promise.resolve(preflight(request.headers.get("origin")));
+    if (origins.kind === "none") return fetch(request, ...rest);
+    return decorated(request, request.headers.get("origin"), rest);
   };
 }

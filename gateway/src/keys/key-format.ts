@@ -25,16 +25,36 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   return c >>> 0;
 });
 
+/** CRC-32 of the text's UTF-8 bytes; a key is ASCII, whose characters are their own bytes. */
 function crc32(text: string): number {
   let crc = 0xffffffff;
-  for (const byte of new TextEncoder().encode(text)) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0x7f) return crc32OfBytes(new TextEncoder().encode(text));
+    crc = CRC_TABLE[(crc ^ code) & 0xff]! ^ (crc >>> 8);
+  }
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-function checksum(prefix: string, random: string): string {
-  const value = crc32(`${prefix}_${random}`);
-  return toBase62(new Uint8Array([value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff]), CHECKSUM_CHARS);
+function crc32OfBytes(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
 }
+
+/** A 32-bit value in base62, `width` characters: plain number arithmetic, since every key check computes one. */
+function uint32ToBase62(value: number, width: number): string {
+  let out = "";
+  for (let rest = value; rest > 0; rest = Math.floor(rest / 62)) out = BASE62[rest % 62] + out;
+  return out.padStart(width, "0");
+}
+
+/** The checksum of `<prefix>_<random>`, the part of a key before it. */
+function checksum(keyWithoutChecksum: string): string {
+  return uint32ToBase62(crc32(keyWithoutChecksum), CHECKSUM_CHARS);
+}
+
+const IS_BASE62 = /^[0-9A-Za-z]*$/;
 
 export interface GeneratedKey {
   key: string;
@@ -45,7 +65,7 @@ export interface GeneratedKey {
 /** A new key `<prefix>_<random><checksum>`: returned once, stored only as its hash. */
 export function generateKey(prefix: string): GeneratedKey {
   const random = toBase62(crypto.getRandomValues(new Uint8Array(RANDOM_BYTES)), RANDOM_CHARS);
-  const key = `${prefix}_${random}${checksum(prefix, random)}`;
+  const key = `${prefix}_${random}${checksum(`${prefix}_${random}`)}`;
   return { key, hash: hashKey(key), displayPrefix: key.slice(0, prefix.length + 1 + DISPLAY_CHARS) };
 }
 
@@ -55,10 +75,9 @@ export function generateKey(prefix: string): GeneratedKey {
  */
 export function isWellFormedKey(key: string, prefix: string): boolean {
   if (key.length !== prefix.length + 1 + RANDOM_CHARS + CHECKSUM_CHARS || !key.startsWith(`${prefix}_`)) return false;
-  const body = key.slice(prefix.length + 1);
-  for (const char of body) if (!BASE62.includes(char)) return false;
-  const random = body.slice(0, RANDOM_CHARS);
-  return body.slice(RANDOM_CHARS) === checksum(prefix, random);
+  const checksumAt = key.length - CHECKSUM_CHARS;
+  if (!IS_BASE62.test(key.slice(prefix.length + 1))) return false;
+  return key.slice(checksumAt) === checksum(key.slice(0, checksumAt));
 }
 
 /** Keys carry 192 random bits, so a fast hash is enough: there is nothing to brute-force. */

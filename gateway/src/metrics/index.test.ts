@@ -24,7 +24,7 @@ describe("gateway metrics", () => {
 
   test("when the limiter's Redis state changes, then the gauge and counters follow at scrape time", () => {
     const stats = createLimiterStats();
-    const metrics = createGatewayMetrics({ limiterStats: stats, failureMode: "open", redis: { status: "ready" } });
+    const metrics = createGatewayMetrics({ limiterStats: stats, failureMode: "open", redis: [{ status: "ready" }] });
     expect(sampleValue(scrape(metrics), "ratelimit_redis_degraded")).toBe(0);
     stats.degraded = true;
     stats.outages = 1;
@@ -40,8 +40,8 @@ describe("gateway metrics", () => {
     const modes = (metrics: ReturnType<typeof createGatewayMetrics>) =>
       Object.fromEntries(scrape(metrics).get("ratelimit_limiter_mode")!.samples.map((sample) => [sample.labels.mode, sample.value]));
     const stats = createLimiterStats();
-    const open = createGatewayMetrics({ limiterStats: stats, failureMode: "open", redis: { status: "ready" } });
-    const closed = createGatewayMetrics({ limiterStats: stats, failureMode: "closed", redis: { status: "ready" } });
+    const open = createGatewayMetrics({ limiterStats: stats, failureMode: "open", redis: [{ status: "ready" }] });
+    const closed = createGatewayMetrics({ limiterStats: stats, failureMode: "closed", redis: [{ status: "ready" }] });
     expect(modes(open)).toEqual({ redis: 1, fallback: 0, refusing: 0, memory: 0 });
     stats.degraded = true;
     expect(modes(open)).toEqual({ redis: 0, fallback: 1, refusing: 0, memory: 0 });
@@ -54,7 +54,7 @@ describe("gateway metrics", () => {
 
   test("when the client is a cluster, then every node with an open connection counts", () => {
     const nodes = [{ status: "ready" }, { status: "connect" }, { status: "reconnecting" }, { status: "end" }];
-    const metrics = createGatewayMetrics({ limiterStats: createLimiterStats(), failureMode: "open", redis: { status: "ready", nodes: () => nodes } });
+    const metrics = createGatewayMetrics({ limiterStats: createLimiterStats(), failureMode: "open", redis: [{ status: "ready", nodes: () => nodes }] });
     expect(sampleValue(scrape(metrics), "redis_connections_open")).toBe(2);
     metrics.stop();
   });

@@ -24,7 +24,8 @@ export interface GatewayMetricsSources {
   limiterStats: LimiterStats;
   /** What the limiter does while Redis is unreachable; absent Redis it counts in memory by design. */
   failureMode: "open" | "closed";
-  redis?: RedisConnections | null;
+  /** The process's Redis clients (the request path's and the other calls'). */
+  redis?: readonly RedisConnections[] | null;
   database?: PoolStats;
   /** Request-body bytes charged to the budget of bodies in transit. */
   bytesInTransit?: () => number;
@@ -67,7 +68,7 @@ export function createGatewayMetrics(sources: GatewayMetricsSources) {
       return LIMITER_MODES.map((name) => ({ labels: { mode: name }, value: name === current ? 1 : 0 }));
     },
   );
-  registry.collect("redis_connections_open", "Connections to Redis (each node of a cluster) that are open; 0 without Redis.", "gauge", () => (redis ? openRedisConnections(redis) : 0));
+  registry.collect("redis_connections_open", "Connections to Redis (each node of a cluster) that are open; 0 without Redis.", "gauge", () => (redis ? redis.reduce((open, client) => open + openRedisConnections(client), 0) : 0));
   const processMetrics = registerProcessMetrics(registry, { database: sources.database });
   if (sources.bytesInTransit) {
     const bytesInTransit = sources.bytesInTransit;

@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { ApiError, createBodyBudget, PRINCIPAL_HEADER, signingKeyFrom, verifyPrincipal, type Logger, type Role, type Scope } from "@ws/shared";
 import type { Authenticated, Authenticator, Credential } from "../auth/authenticator";
@@ -355,6 +356,28 @@ describe("what reaches the service", () => {
     const causes = logs.filter((entry) => entry.message === "request").map((entry) => String(entry.fields?.cause));
     expect(causes).toHaveLength(2);
     for (const cause of causes) expect(cause).toContain("TimeoutError");
+  });
+
+  test("when the service stops half-way through a short answer, then the answer is 504 outcome_unknown within the timeout, not a cut body", async () => {
+    // A service that sends its status, headers and part of a declared 100-byte body, then nothing more.
+    const stalling = createServer((socket) => {
+      socket.on("error", () => {});
+      socket.once("data", () => socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"served"'));
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, "127.0.0.1", resolve));
+    try {
+      const kinds: string[] = [];
+      const { port } = stalling.address() as { port: number };
+      const { handle } = setup({ upstreamTimeoutMs: 200, upstreams: { pages: `http://127.0.0.1:${port}`, calendar: upstreamUrl }, onUpstreamError: (_service, kind) => void kinds.push(kind) });
+      const started = performance.now();
+      const answer = await handle(request("GET", "/v1/new-page", { key: "key-member" }));
+      expect(answer.status).toBe(504);
+      expect(await errorCode(answer)).toBe("outcome_unknown");
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(kinds).toEqual(["timeout"]);
+    } finally {
+      stalling.close();
+    }
   });
 });
 

@@ -4,10 +4,11 @@
  * a GET does), and sent back with the GET's status and headers but no body.
  */
 export function answeringHead<Rest extends unknown[]>(fetch: (request: Request, ...rest: Rest) => Promise<Response>) {
-  return async (request: Request, ...rest: Rest): Promise<Response> => {
-    if (request.method !== "HEAD") return fetch(request, ...rest);
+  const asGet = async (request: Request, ...rest: Rest): Promise<Response> => {
     const response = await fetch(new Request(request.url, { method: "GET", headers: request.headers, signal: request.signal }), ...rest);
     await response.body?.cancel();
     return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+  // Not an async function itself: every other request goes straight through, with no promise of its own.
+  return (request: Request, ...rest: Rest): Promise<Response> => (request.method === "HEAD" ? asGet(request, ...rest) : fetch(request, ...rest));
 }

@@ -52,4 +52,22 @@ describe("redis gate", () => {
     expect(gate.down).toBe(false);
     expect(gate.stats.outages).toBe(1);
   });
+
+  test("when a call does not settle within the timeout, then it takes its fallback at the timeout and Redis counts as down", async () => {
+    const gate = createRedisGate({ timeoutMs: 50 });
+    const started = performance.now();
+    expect(await gate.run(() => new Promise<string>(() => {}), () => "memory")).toBe("memory");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(gate.down).toBe(true);
+    expect(gate.stats).toMatchObject({ outages: 1, redisErrors: 1 });
+  });
+
+  test("when calls answer within the timeout, then their own answers are used, never the fallback", async () => {
+    const gate = createRedisGate({ timeoutMs: 50 });
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => gate.run(() => sleep(1).then(() => i), () => -1)));
+    expect(answers).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    await sleep(80);
+    expect(gate.down).toBe(false);
+  });
 });

@@ -1,11 +1,11 @@
-import type { Logger } from "@ws/shared";
+import { watchDeadline, type Logger } from "@ws/shared";
 import { createLimiterStats, type LimiterStats } from "./limiter-stats";
 
 /**
  * The one outage detector for every Redis call on the request path (request
  * limiter, failed-authentication counter, credential epochs). While Redis
- * answers, calls go to it. The first call that fails (an error, or ioredis's
- * command timeout when Redis hangs) marks Redis down; from then on one call at a
+ * answers, calls go to it. The first call that fails (an error, or no answer
+ * within `timeoutMs` when Redis hangs) marks Redis down; from then on one call at a
  * time still goes to Redis as a probe and every other call takes its fallback at
  * once, so a hung Redis costs one timeout per probe, never one per request. The
  * first probe that succeeds marks Redis up again for every caller.
@@ -17,7 +17,24 @@ export interface RedisGate {
   readonly stats: LimiterStats;
 }
 
-export function createRedisGate(options: { logger?: Logger; stats?: LimiterStats; clock?: () => number } = {}): RedisGate {
+/** Settles like `promise`, or fails once `ms` have passed: every call's timeout on one shared timer. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const unwatch = watchDeadline(performance.now() + ms, () => reject(new Error(`Redis did not answer within ${ms} ms`)));
+    promise.then(
+      (value) => {
+        unwatch();
+        resolve(value);
+      },
+      (error: unknown) => {
+        unwatch();
+        reject(error);
+      },
+    );
+  });
+}
+
+export function createRedisGate(options: { logger?: Logger; stats?: LimiterStats; clock?: () => number; timeoutMs?: number } = {}): RedisGate {
   const stats = options.stats ?? createLimiterStats();
   const clock = options.clock ?? (() => performance.now());
   let probing = false;
@@ -45,7 +62,7 @@ export function createRedisGate(options: { logger?: Logger; stats?: LimiterStats
       const startedAt = clock();
       let result;
       try {
-        result = await call();
+        result = await (options.timeoutMs === undefined ? call() : within(call(), options.timeoutMs));
       } catch (error) {
         stats.redisErrors += 1;
         markDown(startedAt, error);

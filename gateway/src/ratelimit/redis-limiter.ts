@@ -10,43 +10,49 @@ import { redisKeys } from "./redis-keys";
  * workspace's hash tag, so the script runs on one Redis Cluster slot.
  *
  * Requests a replica counted in memory while Redis was down come along with
- * its next request (ARGV 5 and 6) and are added when they belong to the current
- * window, so the count in Redis includes what was admitted without it.
+ * its next request (ARGV 2 and 3, only then) and are added when they belong to
+ * the current window, so the count in Redis includes what was admitted without it.
+ *
+ * The suspension policy and the window are the same for every call, so they are
+ * written into the script rather than sent each time: every argument costs the
+ * gateway CPU on every request.
  *
  * KEYS: counter hash {w: window, c: count, s: suspended this window}, suspension marker, epoch.
- * ARGV: limit, suspend-after multiple, suspend seconds, window seconds, requests counted elsewhere, their window.
+ * ARGV: limit[, requests counted elsewhere, their window].
  * Returns: count, Redis TIME seconds, microseconds, milliseconds of suspension left, epoch.
  */
-const HIT_SCRIPT = `
+function hitScript(policy: SuspensionPolicy): string {
+  const multiple = Number(policy.suspendAfterMultiple);
+  const seconds = Math.trunc(Number(policy.suspendSeconds));
+  if (!Number.isFinite(multiple) || !Number.isFinite(seconds)) throw new Error("the suspension policy must be numbers");
+  return `
 local now = redis.call('TIME')
-local window = math.floor(tonumber(now[1]) / tonumber(ARGV[4]))
+local window = math.floor(tonumber(now[1]) / ${WINDOW_SECONDS})
 local add = 1
-if tonumber(ARGV[6]) == window then add = add + tonumber(ARGV[5]) end
+if ARGV[3] and tonumber(ARGV[3]) == window then add = add + tonumber(ARGV[2]) end
 local count
 if tonumber(redis.call('HGET', KEYS[1], 'w')) == window then
   count = redis.call('HINCRBY', KEYS[1], 'c', add)
 else
   redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[1], 'w', window, 'c', add)
-  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]) * 2)
+  redis.call('EXPIRE', KEYS[1], ${WINDOW_SECONDS * 2})
   count = add
 end
 local suspended = redis.call('PTTL', KEYS[2])
 if suspended < 0 then suspended = 0 end
-if suspended == 0 and count > tonumber(ARGV[1]) * tonumber(ARGV[2]) and redis.call('HSETNX', KEYS[1], 's', 1) == 1 then
-  redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
-  suspended = tonumber(ARGV[3]) * 1000
+if suspended == 0 and count > tonumber(ARGV[1]) * ${multiple} and redis.call('HSETNX', KEYS[1], 's', 1) == 1 then
+  redis.call('SET', KEYS[2], '1', 'EX', ${seconds})
+  suspended = ${seconds * 1000}
 end
 local epoch = redis.call('GET', KEYS[3]) or '0'
 return {count, now[1], now[2], suspended, epoch}
 `;
+}
 
 type RedisClient = Redis | Cluster;
 type HitReply = [number, string, string, number, string];
-type HitCommand = (
-  counter: string, suspension: string, epoch: string,
-  limit: number, multiple: number, seconds: number, windowSeconds: number, countedElsewhere: number, countedInWindow: number,
-) => Promise<HitReply>;
+type HitCommand = (counter: string, suspension: string, epoch: string, limit: number, ...countedElsewhere: number[]) => Promise<HitReply>;
 
 /** Requests of one key counted outside Redis, in one window. */
 export interface CountedElsewhere {
@@ -59,21 +65,16 @@ export interface RedisLimiter extends RateLimiter {
 }
 
 export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy): RedisLimiter {
-  redis.defineCommand("rateLimitHit", { numberOfKeys: 3, lua: HIT_SCRIPT });
-  const hitCommand = (redis as unknown as { rateLimitHit: HitCommand }).rateLimitHit.bind(redis);
+  // Named by the policy: two limiters with different policies on one client each get their own script.
+  const command = `rateLimitHit_${policy.suspendAfterMultiple}_${policy.suspendSeconds}`.replace(/\W/g, "_");
+  redis.defineCommand(command, { numberOfKeys: 3, lua: hitScript(policy) });
+  const hitCommand = (redis as unknown as Record<string, HitCommand>)[command]!.bind(redis);
   return {
     async hit(key: LimitedKey, countedElsewhere?: CountedElsewhere): Promise<RateLimitDecision> {
-      const [count, seconds, micros, suspendedMs, epoch] = await hitCommand(
-        redisKeys.counter(key.workspaceId, key.id),
-        redisKeys.suspension(key.workspaceId, key.id),
-        redisKeys.authEpoch(key.workspaceId),
-        key.limit,
-        policy.suspendAfterMultiple,
-        policy.suspendSeconds,
-        WINDOW_SECONDS,
-        countedElsewhere?.count ?? 0,
-        countedElsewhere?.window ?? -1,
-      );
+      const keys = [redisKeys.counter(key.workspaceId, key.id), redisKeys.suspension(key.workspaceId, key.id), redisKeys.authEpoch(key.workspaceId)] as const;
+      const [count, seconds, micros, suspendedMs, epoch] = countedElsewhere
+        ? await hitCommand(...keys, key.limit, countedElsewhere.count, countedElsewhere.window)
+        : await hitCommand(...keys, key.limit);
       const now = Number(seconds) + Number(micros) / 1_000_000;
       return decide(Number(count), key.limit, now, Number(suspendedMs) / 1000, String(epoch));
     },
