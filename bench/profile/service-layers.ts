@@ -18,6 +18,7 @@ import {
   migrate,
   Page,
   PERMISSION_LEVELS,
+  principalOf,
   requirePrincipal,
   signPrincipal,
   signingKeyFrom,
@@ -95,15 +96,15 @@ try {
     const verified = await verifyPrincipal(request.headers.get("x-workspace-principal"), { method: "GET", path: new URL(request.url).pathname }, key);
     return pages.get(verified, params.id);
   });
-  lines.push(["+ the principal checked with jose in the handler", async () => withJose.handle(signed())]);
-  const withPlugin = new Elysia().use(requirePrincipal([key])).get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id));
-  lines.push(["+ as the requirePrincipal plugin instead (onRequest, WeakMap, derive)", async () => withPlugin.handle(signed())]);
-  const withSchemas = new Elysia({ normalize: "typebox" }).use(requirePrincipal([key])).get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id), route);
+  lines.push(["+ the principal checked in the handler", async () => withJose.handle(signed())]);
+  const withPlugin = new Elysia().use(requirePrincipal([key])).get("/v1/new-page/:id", ({ request, params }) => pages.get(principalOf(request), params.id));
+  lines.push(["+ as the requirePrincipal plugin instead (onRequest, WeakMap)", async () => withPlugin.handle(signed())]);
+  const withSchemas = new Elysia({ normalize: "typebox" }).use(requirePrincipal([key])).get("/v1/new-page/:id", ({ request, params }) => pages.get(principalOf(request), params.id), route);
   lines.push(["+ route schemas (params, responses), normalize: typebox", async () => withSchemas.handle(signed())]);
   const withMetrics = new Elysia({ normalize: "typebox" })
     .use(requestMetrics({ validationCode: "validation_error" }))
     .use(requirePrincipal([key]))
-    .get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id), route);
+    .get("/v1/new-page/:id", ({ request, params }) => pages.get(principalOf(request), params.id), route);
   lines.push(["+ request metrics (onRequest, onError, onAfterResponse)", async () => withMetrics.handle(signed())]);
   const withAll = new Elysia({ normalize: "typebox" })
     .use(requestMetrics({ validationCode: "validation_error" }))
@@ -111,7 +112,7 @@ try {
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => sql`select 1` }, isDraining: () => false }))
     .use(requirePrincipal([key]))
-    .get("/v1/new-page/:id", ({ principal: p, params }) => pages.get(p, params.id), route);
+    .get("/v1/new-page/:id", ({ request, params }) => pages.get(principalOf(request), params.id), route);
   lines.push(["+ error handler, JSON bodies, health routes", async () => withAll.handle(signed())]);
   const app = createApp({ sql, principalKeys: [key], logger, isDraining: () => false });
   lines.push(["the pages app itself (createApp: every route of the service)", async () => app.handle(signed())]);

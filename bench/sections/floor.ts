@@ -196,7 +196,7 @@ async function runFloor(context: SectionContext): Promise<FloorResults> {
     log_level: LOG_LEVEL,
     floor_pool: Number(FLOOR_POOL),
     closed_loop: { floor: pick(closedRuns.floor), system: pick(closedRuns.system), ratio: median(roundRatios), round_ratios: roundRatios, runs: closedRuns },
-    open_loop: { rate, seconds: OPEN_SECONDS, floor: middle(openRuns.floor), system: middle(openRuns.system), p99_ratio: median(p99Ratios), round_p99_ratios: p99Ratios, runs: openRuns },
+    open_loop: { rate, seconds: OPEN_SECONDS, floor: middle(openRuns.floor), system: middle(openRuns.system), p99_ratio: Math.round(median(p99Ratios) * 1000) / 1000, round_p99_ratios: p99Ratios, runs: openRuns },
     cpu_us_per_request: cpu,
     cpu_ratio: ratio(cpu.closed_loop.floor.total!, cpu.closed_loop.system.total!),
   };
