@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { PARSER_MAX_HEADER_BYTES } from "@ws/shared";
-import { commandFor, PROCESSES, REPO_ROOT, runtimeEnv, type ProcessName } from "./processes";
+import { commandFor, PROCESSES, REPO_ROOT, runtimeEnv, startChild, waitUntilOk, type ProcessName } from "./processes";
 
 const scripts = JSON.parse(readFileSync(`${REPO_ROOT}package.json`, "utf8")).scripts as Record<string, string>;
 const NAMES: ProcessName[] = ["gateway", "pages", "calendar"];
@@ -37,5 +37,19 @@ describe("how processes are started", () => {
   test("the gateway's definition raises Bun's header limit and makes it collect garbage early", () => {
     expect(PROCESSES.gateway.runtime.bun.flags).toEqual(["--smol", "--max-http-header-size=1048576"]);
     expect(PROCESSES.gateway.runtime.bun.env).toEqual({ BUN_JSC_forceRAMSize: "268435456" });
+  });
+});
+
+describe("when a process dies before it is ready", () => {
+  test("then the error carries its last output lines, even when nobody was printing them", async () => {
+    const script = 'for (let i = 0; i < 30; i++) console.error("line " + i); console.error("port 1 is in use"); process.exit(3)';
+    const child = startChild("dying", [`${REPO_ROOT}node_modules/.bin/bun`, "-e", script], process.env as Record<string, string>, () => {});
+    const error = await waitUntilOk("http://127.0.0.1:9/healthz", child, 10_000).catch((caught: Error) => caught);
+    expect(error).toBeInstanceOf(Error);
+    const message = (error as Error).message;
+    expect(message).toStartWith("dying exited before it was ready (http://127.0.0.1:9/healthz); its last output:");
+    expect(message).toContain("port 1 is in use");
+    expect(message).toContain("line 29");
+    expect(message).not.toContain("line 10\n");
   });
 });

@@ -50,7 +50,11 @@ export interface Child {
   name: string;
   process: ChildProcess;
   exited: Promise<number | null>;
+  /** The child's last output lines (empty when its output is inherited), so a start that fails can say why even when nobody printed them. */
+  lastLines: string[];
 }
+
+const KEPT_LINES = 20;
 
 /** Calls `output` once per complete line of a stream, without copying what it does not need. */
 function relayLines(name: string, stream: NodeJS.ReadableStream | null, output: (name: string, line: string) => void) {
@@ -73,16 +77,21 @@ function relayLines(name: string, stream: NodeJS.ReadableStream | null, output: 
 export function startChild(name: string, command: string[], env: Record<string, string>, output: ChildOutput): Child {
   const inherit = output === "inherit";
   const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env, stdio: ["ignore", inherit ? "inherit" : "pipe", inherit ? "inherit" : "pipe"] });
+  const lastLines: string[] = [];
   if (!inherit) {
-    relayLines(name, child.stdout, output);
-    relayLines(name, child.stderr, output);
+    const keep = (from: string, line: string) => {
+      if (lastLines.push(line) > KEPT_LINES) lastLines.shift();
+      output(from, line);
+    };
+    relayLines(name, child.stdout, keep);
+    relayLines(name, child.stderr, keep);
   }
   const exited = new Promise<number | null>((resolve) => {
     child.on("exit", (code) => resolve(code));
     // A command that cannot be spawned reports an error, and maybe no exit.
     child.on("error", () => resolve(null));
   });
-  return { name, process: child, exited };
+  return { name, process: child, exited, lastLines };
 }
 
 /** True while the child's process has not exited. */
@@ -96,7 +105,10 @@ export async function waitUntilOk(url: string, child: Child, timeoutMs: number):
   let died = false;
   child.exited.then(() => (died = true));
   while (Date.now() < deadline) {
-    if (died) throw new Error(`${child.name} exited before it was ready (${url})`);
+    if (died) {
+      const said = child.lastLines.length ? `; its last output:\n${child.lastLines.join("\n")}` : "";
+      throw new Error(`${child.name} exited before it was ready (${url})${said}`);
+    }
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
       if (response.ok) return;
