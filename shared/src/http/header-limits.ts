@@ -11,7 +11,7 @@ export const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
 export const MAX_REQUEST_HEADER_COUNT = 100;
 
 /**
- * What every Bun process's parser accepts: the gateway's node:http server is given
+ * What every Bun process's parser accepts: the gateway's HTTP/1.1 server is given
  * it, and every Bun process is started with --max-http-header-size set to it.
  * Past it the gateway's server still answers 431 with the error object.
  */

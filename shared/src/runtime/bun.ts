@@ -1,19 +1,72 @@
 import { PARSER_MAX_HEADER_BYTES } from "../http/header-limits";
-import { serveNodeHttp } from "./node-http";
+import type { Http1Connection } from "./http1/connection";
+import { Http1Server, type Http1Timeouts } from "./http1/server";
+import type { FetchHandler, RunningServer } from "./runtime";
 import type { Runtime } from "./runtime";
+
+interface BunSocket {
+  data: Http1Connection;
+  write(data: Uint8Array): number;
+  shutdown(): void;
+  terminate(): void;
+  pause(): void;
+  resume(): void;
+  readonly remoteAddress: string;
+}
 
 declare const Bun: {
   serve(options: Record<string, unknown>): { port: number; stop(closeActive?: boolean): Promise<void> };
+  listen(options: Record<string, unknown>): { port: number; stop(closeActive?: boolean): void };
 };
+
+/**
+ * A listener facing any HTTP client: our own HTTP/1.1 server (http1/) over
+ * Bun's TCP sockets. Bun.serve (Bun 1.4) closes a connection with nothing
+ * written when a second pipelined request arrives while the first one's
+ * handler still runs (the first has run, so a retrying client repeats it), and
+ * loses an answer sent before the request body was read (413, 429, 503);
+ * node:http in Bun answers both right but costs about 15 µs and 27 MB more
+ * under load.
+ */
+export function listenHttp1(options: { port: number; hostname: string; fetch: FetchHandler; maxHeaderBytes?: number; timeouts?: Partial<Http1Timeouts> }): RunningServer {
+  const { port, hostname, fetch } = options;
+  const server = new Http1Server({ fetch, maxHeaderBytes: options.maxHeaderBytes ?? PARSER_MAX_HEADER_BYTES, timeouts: options.timeouts });
+  const listener = Bun.listen({
+    hostname,
+    port,
+    // A client that sends its requests and then half-closes still gets its answers.
+    allowHalfOpen: true,
+    socket: {
+      open(socket: BunSocket) {
+        socket.data = server.open(socket);
+      },
+      data: (socket: BunSocket, chunk: Buffer) => socket.data.onData(chunk),
+      drain: (socket: BunSocket) => socket.data.onDrain(),
+      end: (socket: BunSocket) => socket.data.onEnd(),
+      close: (socket: BunSocket) => server.closed(socket.data),
+      error: () => {},
+    },
+  });
+  return {
+    port: listener.port,
+    drain: async () => {
+      listener.stop(false);
+      await server.drain();
+    },
+    kill: async () => {
+      server.stop();
+      listener.stop(true);
+    },
+  };
+}
 
 export const bunRuntime: Runtime = {
   name: "bun",
   serve({ port, hostname, fetch, facing }) {
-    // What any HTTP client reaches gets node:http's strict HTTP/1.1 handling (see serveNodeHttp).
-    if (facing === "clients") return serveNodeHttp({ port, hostname, fetch, maxHeaderBytes: PARSER_MAX_HEADER_BYTES });
+    if (facing === "clients") return listenHttp1({ port, hostname, fetch });
     // A service is reached by the gateway's fetch alone, which never pipelines and reads an early
-    // answer: Bun.serve, faster by tens of microseconds a request. Its header limit is the
-    // --max-http-header-size flag every Bun process is started with (scripts/system/processes.ts).
+    // answer: Bun.serve, faster still. Its header limit is the --max-http-header-size flag every
+    // Bun process is started with (scripts/system/processes.ts).
     // Its only caller is the gateway, whose address nothing here reads: it is not looked up (about 1 µs a request).
     const server = Bun.serve({ port, hostname, idleTimeout: 60, fetch: (request: Request) => fetch(request) });
     return { port: server.port, drain: () => server.stop(false), kill: () => server.stop(true) };

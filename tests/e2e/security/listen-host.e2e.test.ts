@@ -118,7 +118,7 @@ describe("listening addresses", () => {
     });
     groups.push(start.pid!);
     const exited = new Promise<number | null>((resolve) => start.once("exit", resolve));
-    await waitUntilOk(`http://127.0.0.1:${base}/healthz`, { name: "npm start", process: start, exited }, 120_000);
+    await waitUntilOk(`http://127.0.0.1:${base}/healthz`, { name: "npm start", process: start, exited, lastLines: [] }, 120_000);
     expect(await connects("127.0.0.2", base)).toBe(true);
     for (const service of [base + 2, base + 3]) {
       expect(await connects("127.0.0.1", service)).toBe(true);

@@ -1,0 +1,482 @@
+import { ApiError } from "../../errors/api-error";
+import type { FetchHandler } from "../runtime";
+import { ChunkedBody, ChunkedBodyError } from "./chunked-body";
+import { isRefusal, parseRequestHead, targetUrl, type RequestHead } from "./request-head";
+import { responseHead } from "./response-head";
+
+/** What a connection needs from the runtime's socket. */
+export interface Wire {
+  /** Writes what the socket takes now and returns how many bytes that was (the rest is the caller's to retry on drain). */
+  write(data: Uint8Array): number;
+  /** Half-closes (shutdown(2) of the write side): reading goes on until the peer closes, then the socket closes. */
+  shutdown(): void;
+  terminate(): void;
+  pause(): void;
+  resume(): void;
+  readonly remoteAddress: string;
+}
+
+export interface ConnectionSettings {
+  fetch: FetchHandler;
+  /** A request head longer than this is answered 431. */
+  maxHeaderBytes: number;
+  /** True once the server is draining: every answer closes its connection. */
+  isDraining(): boolean;
+}
+
+/** Body bytes (or pipelined requests) held for a handler that has not asked for them, before the socket is paused. */
+const HELD_BYTES = 64 * 1024;
+/** An unread body up to this is read and dropped after an early answer, keeping the connection; past it the connection closes. */
+const DRAIN_MAX_BYTES = 256 * 1024;
+/** A body of a declared length up to this is read whole from the handler's Response and sent in one write. */
+const WHOLE_BODY_MAX_BYTES = 64 * 1024;
+const HEAD_END = Buffer.from("\r\n\r\n");
+const EMPTY = Buffer.alloc(0);
+const CONTINUE = Buffer.from("HTTP/1.1 100 Continue\r\n\r\n");
+const LAST_CHUNK = Buffer.from("0\r\n\r\n");
+const CRLF = Buffer.from("\r\n");
+const WITHOUT_REQUEST_BODY = new Set(["GET", "HEAD"]);
+
+/** One request on the connection, from its head to the end of its answer and of its body. */
+interface Exchange {
+  head: RequestHead;
+  /** Body bytes still to come, for a body of declared length. */
+  remaining: number;
+  chunked: ChunkedBody | undefined;
+  bodyDone: boolean;
+  /** The handler's body stream, when the request has one. */
+  controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  /** The handler waits for body bytes. */
+  wanted: boolean;
+  /** Nobody reads the body any more (answered or cancelled): the rest of it is read and dropped. */
+  dropping: boolean;
+  continueSent: boolean;
+  answered: boolean;
+}
+
+const wholeBody = (): Pick<Exchange, "remaining" | "chunked" | "bodyDone"> => ({ remaining: 0, chunked: undefined, bodyDone: true });
+
+/**
+ * One HTTP/1.1 connection: requests are read and answered one at a time, in the
+ * order they came (pipelined ones wait in the buffer); a body is read from the
+ * socket only as the handler reads it (the socket is paused past HELD_BYTES,
+ * so an upload nobody reads stays in the kernel); an answer may go out before
+ * its request's body was read, after which the rest of the body is read and
+ * dropped (or the connection closed, past DRAIN_MAX_BYTES), so the client
+ * always gets to read the answer.
+ */
+export class Http1Connection {
+  private buffer: Buffer = EMPTY;
+  private exchange: Exchange | undefined;
+  private unsent: Uint8Array[] = [];
+  private drainWaiters: (() => void)[] = [];
+  private paused = false;
+  /** Close once the current exchange is over (Connection: close, HTTP/1.0, draining, a body left unread). */
+  private closeAfter = false;
+  /** The answer is out and the write side closed: input is read and dropped until the peer closes. */
+  private ending = false;
+  private peerEnded = false;
+  closed = false;
+  /** When the connection last did anything (for the idle timeout). */
+  lastActivity = Date.now();
+  /** When the first byte of a head still incomplete arrived (for the head timeout). */
+  headStartedAt: number | undefined;
+  endedAt: number | undefined;
+
+  constructor(
+    private readonly wire: Wire,
+    private readonly settings: ConnectionSettings,
+  ) {}
+
+  /** No request is in progress and nothing is buffered. */
+  get idle(): boolean {
+    return this.exchange === undefined && this.buffer.length === 0;
+  }
+
+  onData(chunk: Buffer): void {
+    this.lastActivity = Date.now();
+    if (this.ending || this.closed) return;
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.pump();
+  }
+
+  onDrain(): void {
+    while (this.unsent.length > 0) {
+      const next = this.unsent[0]!;
+      const written = this.wire.write(next);
+      if (written < next.byteLength) {
+        this.unsent[0] = next.subarray(Math.max(0, written));
+        return;
+      }
+      this.unsent.shift();
+    }
+    this.wakeWriters();
+  }
+
+  /** The peer sent FIN: the requests it sent whole are still answered, then the connection closes. */
+  onEnd(): void {
+    this.peerEnded = true;
+    if (this.ending) return this.wire.terminate();
+    this.pump();
+  }
+
+  onClose(): void {
+    this.closed = true;
+    const exchange = this.exchange;
+    // A body that arrived whole before the client went is still the request's, as if it had stayed.
+    const arrivedWhole = exchange !== undefined && exchange.chunked === undefined && this.buffer.length >= exchange.remaining;
+    if (exchange && !exchange.bodyDone && !arrivedWhole) this.failBody(exchange);
+    this.unsent = [];
+    this.wakeWriters();
+  }
+
+  terminate(): void {
+    this.wire.terminate();
+  }
+
+  /** Closes an idle connection now; a busy one after its current answer. */
+  closeWhenIdle(): void {
+    this.closeAfter = true;
+    if (this.idle) void this.finish();
+  }
+
+  /** Moves the connection on as far as the bytes it holds allow. */
+  private pump(): void {
+    while (!this.closed && !this.ending) {
+      const exchange = this.exchange;
+      if (exchange) {
+        if (!exchange.bodyDone) this.readBody(exchange);
+        if (!exchange.bodyDone || !exchange.answered) break;
+        this.exchange = undefined;
+        if (this.closeAfter) return void this.finish();
+        continue;
+      }
+      if (!this.startNextRequest()) break;
+    }
+    // Past HELD_BYTES nothing more is read until the handler or the next request takes what is held.
+    const hold = this.exchange !== undefined && this.buffer.length >= HELD_BYTES;
+    if (hold !== this.paused) {
+      this.paused = hold;
+      if (hold) this.wire.pause();
+      else this.wire.resume();
+    }
+  }
+
+  private startNextRequest(): boolean {
+    let start = 0;
+    // Empty lines before a request line are ignored (RFC 9112, 2.2).
+    while (start + 1 < this.buffer.length && this.buffer[start] === 13 && this.buffer[start + 1] === 10) start += 2;
+    if (start > 0) this.buffer = this.buffer.subarray(start);
+    if (this.buffer.length === 0) {
+      this.headStartedAt = undefined;
+      if (this.peerEnded || this.closeAfter) void this.finish();
+      return false;
+    }
+    this.headStartedAt ??= Date.now();
+    const end = this.buffer.indexOf(HEAD_END);
+    if (end === -1 || end > this.settings.maxHeaderBytes) {
+      if (this.buffer.length > this.settings.maxHeaderBytes) {
+        this.refuse(new ApiError("request_header_fields_too_large", "The request headers are too large."));
+      } else if (this.peerEnded) {
+        void this.finish();
+      }
+      return false;
+    }
+    const text = this.buffer.toString("latin1", 0, end);
+    this.buffer = this.buffer.subarray(end + 4);
+    this.headStartedAt = undefined;
+    const head = parseRequestHead(text);
+    if (isRefusal(head)) {
+      this.refuse(ApiError.badRequest(head.refused));
+      return false;
+    }
+    this.begin(head);
+    return true;
+  }
+
+  private begin(head: RequestHead): void {
+    const framing = head.framing;
+    const exchange: Exchange = {
+      head,
+      remaining: framing.kind === "length" ? framing.length : 0,
+      chunked: framing.kind === "chunked" ? new ChunkedBody() : undefined,
+      bodyDone: framing.kind === "none",
+      controller: undefined,
+      wanted: false,
+      dropping: false,
+      continueSent: false,
+      answered: false,
+    };
+    this.exchange = exchange;
+    if (!head.keepAlive || this.settings.isDraining()) this.closeAfter = true;
+    // A GET or HEAD with a body is framed by it but never reads it (fetch's Request cannot carry one): it is dropped.
+    if (!exchange.bodyDone && WITHOUT_REQUEST_BODY.has(head.method)) exchange.dropping = true;
+    const request = this.toRequest(exchange);
+    const answer = request instanceof Request ? this.handle(request) : Promise.resolve(request.toResponse(crypto.randomUUID()));
+    answer.then((response) => this.respond(exchange, response));
+  }
+
+  /** The fetch Request the handler gets, or why there can be none. */
+  private toRequest(exchange: Exchange): Request | ApiError {
+    const { head } = exchange;
+    const url = targetUrl(head.target, head.host);
+    if (url === null) return ApiError.badRequest("The request target is not a valid path.");
+    let request: Request;
+    try {
+      const headers = new Headers();
+      const raw = head.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+      const body = exchange.bodyDone || exchange.dropping ? null : this.bodyStream(exchange);
+      request = new Request(url, { method: head.method, headers, body, duplex: "half" } as RequestInit);
+    } catch {
+      // A method fetch refuses to carry (CONNECT, TRACE), or a value it cannot hold.
+      return ApiError.badRequest(`The method ${head.method} cannot be served here.`);
+    }
+    // Bun's Request turns a method it does not know into GET, and a lowercase one into uppercase: neither may pass as another method.
+    if (request.method !== head.method) return ApiError.badRequest(`The method ${head.method} is not one this server knows.`);
+    return request;
+  }
+
+  private async handle(request: Request): Promise<Response> {
+    try {
+      return await this.settings.fetch(request, this.wire.remoteAddress);
+    } catch {
+      return new ApiError("internal_error", "Something went wrong on our side.").toResponse(crypto.randomUUID());
+    }
+  }
+
+  /** The body as a stream that takes bytes from the connection only when it is read. */
+  private bodyStream(exchange: Exchange): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          exchange.controller = controller;
+        },
+        pull: () => {
+          if (this.closed) return this.readBody(exchange);
+          if (exchange.head.expectsContinue && !exchange.continueSent && !exchange.answered) {
+            exchange.continueSent = true;
+            this.write(CONTINUE);
+          }
+          exchange.wanted = true;
+          this.pump();
+        },
+        cancel: () => {
+          exchange.dropping = true;
+          exchange.controller = undefined;
+          this.pump();
+        },
+      },
+      // Nothing is read before the handler asks: a Request does not pull on its own.
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** Hands the body bytes held to the handler (or drops them), as far as it asked. */
+  private readBody(exchange: Exchange): void {
+    if (!exchange.wanted && !exchange.dropping) return;
+    if (this.buffer.length > 0) {
+      let delivered = false;
+      const deliver = (data: Uint8Array) => {
+        if (exchange.dropping || data.byteLength === 0) return;
+        exchange.controller?.enqueue(data);
+        delivered = true;
+      };
+      let consumed: number;
+      if (exchange.chunked) {
+        try {
+          consumed = exchange.chunked.feed(this.buffer, 0, deliver);
+        } catch (error) {
+          if (!(error instanceof ChunkedBodyError)) throw error;
+          // Where this request ends is unknown, so no other request can be read from this connection.
+          this.buffer = EMPTY;
+          this.closeAfter = true;
+          this.failBody(exchange, error);
+          if (exchange.answered) void this.finish();
+          return;
+        }
+        exchange.bodyDone = exchange.chunked.done;
+      } else {
+        consumed = Math.min(exchange.remaining, this.buffer.length);
+        deliver(this.buffer.subarray(0, consumed));
+        exchange.remaining -= consumed;
+        exchange.bodyDone = exchange.remaining === 0;
+      }
+      this.buffer = consumed === this.buffer.length ? EMPTY : this.buffer.subarray(consumed);
+      if (delivered) exchange.wanted = false;
+      if (exchange.bodyDone && !exchange.dropping) {
+        exchange.controller?.close();
+        exchange.controller = undefined;
+      }
+    }
+    // Everything that came was taken and the peer sends no more: the body stays cut.
+    if (!exchange.bodyDone && (this.peerEnded || this.closed)) this.failBody(exchange);
+  }
+
+  /** The body will not arrive whole: whoever reads it learns so. */
+  private failBody(exchange: Exchange, error = new Error("the client went away")): void {
+    exchange.bodyDone = exchange.bodyDone || this.closed || this.peerEnded;
+    const controller = exchange.controller;
+    exchange.controller = undefined;
+    exchange.dropping = true;
+    try {
+      controller?.error(error);
+    } catch {
+      // Already closed or errored.
+    }
+  }
+
+  private async respond(exchange: Exchange, response: Response): Promise<void> {
+    if (this.closed) {
+      await response.body?.cancel().catch(() => {});
+      return;
+    }
+    if (!exchange.bodyDone) {
+      // The answer comes before the body was read. A client still waiting for "100 Continue" may never send
+      // it, and a long body is not worth reading to keep the connection: both close after the answer.
+      const waitingToSend = exchange.head.expectsContinue && !exchange.continueSent;
+      if (waitingToSend || exchange.chunked !== undefined || exchange.remaining > DRAIN_MAX_BYTES) this.closeAfter = true;
+    }
+    if (this.settings.isDraining()) this.closeAfter = true;
+    const sent = await this.send(exchange, response);
+    exchange.answered = true;
+    if (!sent) return this.wire.terminate();
+    if (!exchange.bodyDone) this.failBody(exchange, new Error("the request was answered before its body was read"));
+    if (this.closeAfter && !exchange.bodyDone) return void this.finish();
+    this.pump();
+  }
+
+  /** Writes the answer; false when it could not be sent whole (the connection must then be cut). */
+  private async send(exchange: Exchange, response: Response): Promise<boolean> {
+    const { status } = response;
+    const head = exchange.head;
+    const version = head.minorVersion;
+    if (head.method === "HEAD" || status === 204 || status === 304) {
+      await response.body?.cancel().catch(() => {});
+      // A HEAD answer keeps the length its GET would have had.
+      const length = head.method === "HEAD" ? response.headers.get("content-length") : null;
+      this.write(responseHead(response, { version, closing: this.closeAfter, length: length ?? undefined }));
+      return true;
+    }
+    if (!response.body) {
+      this.write(responseHead(response, { version, closing: this.closeAfter, length: 0 }));
+      return true;
+    }
+    const declared = response.headers.get("content-length");
+    const declaredLength = declared === null ? Number.POSITIVE_INFINITY : Number(declared);
+    if (declaredLength <= WHOLE_BODY_MAX_BYTES) {
+      let body: Uint8Array;
+      try {
+        body = await response.bytes();
+      } catch {
+        return false;
+      }
+      this.write(responseHead(response, { version, closing: this.closeAfter, length: body.byteLength }, body));
+      return true;
+    }
+    return this.stream(exchange, response, declared === null ? undefined : declaredLength);
+  }
+
+  /** A long or unknown-length answer, written at the pace the client reads it. */
+  private async stream(exchange: Exchange, response: Response, declaredLength: number | undefined): Promise<boolean> {
+    const reader = response.body!.getReader();
+    const version = exchange.head.minorVersion;
+    try {
+      const first = await reader.read();
+      const second = first.done ? first : await reader.read();
+      if (second.done) {
+        const body = first.value ?? new Uint8Array(0);
+        if (declaredLength !== undefined && body.byteLength !== declaredLength) return false;
+        this.write(responseHead(response, { version, closing: this.closeAfter, length: body.byteLength }, body));
+        return true;
+      }
+      // Without a length, HTTP/1.1 chunks the body; HTTP/1.0 can only end it by closing.
+      const chunked = declaredLength === undefined && version === 1;
+      if (declaredLength === undefined && !chunked) this.closeAfter = true;
+      this.write(responseHead(response, { version, closing: this.closeAfter, length: declaredLength, chunked }));
+      let sent = 0;
+      let next = first;
+      for (;;) {
+        if (this.closed) return false;
+        const data = next.value!;
+        sent += data.byteLength;
+        if (declaredLength !== undefined && sent > declaredLength) return false;
+        const ready = chunked ? this.writeChunk(data) : this.write(data);
+        if (!ready) await this.writable();
+        next = next === first ? second : await reader.read();
+        if (next.done) break;
+      }
+      if (declaredLength !== undefined && sent !== declaredLength) return false;
+      if (chunked) this.write(LAST_CHUNK);
+      return true;
+    } catch {
+      // The body failed half-way (its source went away): the client must not take a cut body as whole.
+      return false;
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+  }
+
+  private writeChunk(data: Uint8Array): boolean {
+    if (data.byteLength === 0) return true;
+    this.write(Buffer.from(`${data.byteLength.toString(16)}\r\n`, "latin1"));
+    this.write(data);
+    return this.write(CRLF);
+  }
+
+  /** Writes now what the socket takes and keeps the rest for its drain; false when something is waiting. */
+  private write(data: Uint8Array): boolean {
+    if (this.closed) return true;
+    this.lastActivity = Date.now();
+    if (this.unsent.length > 0) {
+      this.unsent.push(data);
+      return false;
+    }
+    const written = this.wire.write(data);
+    if (written >= data.byteLength) return true;
+    this.unsent.push(data.subarray(Math.max(0, written)));
+    return false;
+  }
+
+  private writable(): Promise<void> {
+    if (this.unsent.length === 0 || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  private wakeWriters(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** A head that cannot be read: its answer, then the connection closes (where the next request would start is unknown). */
+  private refuse(error: ApiError): void {
+    this.buffer = EMPTY;
+    this.closeAfter = true;
+    const head: RequestHead = { method: "GET", target: "/", minorVersion: 1, rawHeaders: [], host: undefined, framing: { kind: "none" }, keepAlive: false, expectsContinue: false };
+    const exchange: Exchange = { head, ...wholeBody(), controller: undefined, wanted: false, dropping: true, continueSent: false, answered: false };
+    this.exchange = exchange;
+    void this.respond(exchange, error.toResponse(crypto.randomUUID()));
+  }
+
+  /**
+   * Closes the write side once everything written has gone out, and reads and
+   * drops what still comes until the peer closes (the server's sweep cuts it
+   * after a while): closing outright with unread input would reset the
+   * connection and could destroy the answer before the client read it.
+   */
+  private async finish(): Promise<void> {
+    if (this.ending || this.closed) return;
+    this.ending = true;
+    this.buffer = EMPTY;
+    if (this.paused) {
+      this.paused = false;
+      this.wire.resume();
+    }
+    await this.writable();
+    if (this.closed) return;
+    this.endedAt = Date.now();
+    if (this.peerEnded) this.wire.terminate();
+    else this.wire.shutdown();
+  }
+}

@@ -1,0 +1,354 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createConnection, type Socket } from "node:net";
+import { listenHttp1 } from "../bun";
+import type { FetchHandler, RunningServer } from "../runtime";
+import type { Http1Timeouts } from "./server";
+
+const servers: RunningServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.kill();
+});
+
+function serve(fetch: FetchHandler, timeouts?: Partial<Http1Timeouts>, maxHeaderBytes?: number): number {
+  const server = listenHttp1({ port: 0, hostname: "127.0.0.1", fetch, timeouts, maxHeaderBytes });
+  servers.push(server);
+  return server.port;
+}
+
+/** A raw client: what it received so far, whether the server closed, and a way to wait for either. */
+function connect(port: number) {
+  const socket: Socket = createConnection({ port, host: "127.0.0.1" });
+  const state: { data: Buffer; closed: boolean; reset: boolean } = { data: Buffer.alloc(0), closed: false, reset: false };
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    for (const waiter of waiters.splice(0)) waiter();
+  };
+  socket.on("data", (chunk) => {
+    state.data = Buffer.concat([state.data, chunk as Buffer]);
+    wake();
+  });
+  socket.on("error", (error: NodeJS.ErrnoException) => {
+    state.reset = error.code !== undefined;
+  });
+  socket.on("close", () => {
+    state.closed = true;
+    wake();
+  });
+  const until = async (done: () => boolean, timeoutMs = 5000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done() && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  };
+  return {
+    socket,
+    state,
+    text: () => state.data.toString("latin1"),
+    write: (bytes: string | Buffer) => new Promise<void>((resolve) => socket.write(bytes, () => resolve())),
+    /** Waits until `count` answers' status lines have arrived, or the connection closed. */
+    answers: async (count: number, timeoutMs = 5000) => {
+      const statuses = () => [...state.data.toString("latin1").matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+      await until(() => statuses().filter((status) => status !== 100).length >= count || state.closed, timeoutMs);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return statuses();
+    },
+    untilClosed: (timeoutMs = 5000) => until(() => state.closed, timeoutMs),
+    untilText: (text: string, timeoutMs = 5000) => until(() => state.data.toString("latin1").includes(text), timeoutMs),
+    close: () => socket.destroy(),
+  };
+}
+
+const echoPath: FetchHandler = (request) => new Response(new URL(request.url).pathname, { headers: { "content-type": "text/plain" } });
+
+describe("the gateway's HTTP/1.1 server", () => {
+  test("when requests are pipelined, then each runs once, one after the other, and the answers come in the order asked", async () => {
+    const ran: string[] = [];
+    let running = 0;
+    const port = serve(async (request) => {
+      const path = new URL(request.url).pathname;
+      running++;
+      ran.push(`${path}:${running}`);
+      await new Promise((resolve) => setTimeout(resolve, path === "/a" ? 60 : 5));
+      running--;
+      return new Response(path);
+    });
+    const client = connect(port);
+    await client.write("GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /c HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(await client.answers(3)).toEqual([200, 200, 200]);
+    expect(ran).toEqual(["/a:1", "/b:1", "/c:1"]);
+    expect([...client.text().matchAll(/\r\n\r\n(\/[abc])/g)].map((match) => match[1])).toEqual(["/a", "/b", "/c"]);
+    client.close();
+  });
+
+  test("when an answer goes out before the body was read, then the client reads it and the next request on the connection is answered", async () => {
+    const port = serve((request) => (new URL(request.url).pathname === "/upload" ? new Response("too large", { status: 413 }) : echoPath(request)));
+    const client = connect(port);
+    await client.write(`PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 20000\r\n\r\n${"x".repeat(20000)}GET /after HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await client.answers(2)).toEqual([413, 200]);
+    expect(client.text()).toEndWith("/after");
+    client.close();
+  });
+
+  test("when a long body is left unread by an early answer, then the answer arrives whole and the connection closes without a reset", async () => {
+    const port = serve(() => new Response("no", { status: 429 }));
+    const client = connect(port);
+    const body = Buffer.alloc(4 * 1024 * 1024, 120);
+    void client.write(Buffer.concat([Buffer.from(`PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
+    expect(await client.answers(1)).toEqual([429]);
+    expect(client.text()).toContain("connection: close");
+    expect(client.text()).toEndWith("\r\n\r\nno");
+    client.socket.end();
+    await client.untilClosed();
+    expect(client.state.reset).toBe(false);
+  });
+
+  test("when a body is chunked, then the handler reads it whole", async () => {
+    const port = serve(async (request) => new Response(`got ${await request.text()}`));
+    const client = connect(port);
+    await client.write("POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await client.write("6;x=y\r\n world\r\n0\r\n\r\n");
+    expect(await client.answers(1)).toEqual([200]);
+    expect(client.text()).toEndWith("got hello world");
+    client.close();
+  });
+
+  test("when a chunked body's framing is broken, then the handler's read fails and the connection closes after the answer", async () => {
+    const port = serve(async (request) => {
+      try {
+        await request.text();
+        return new Response("read");
+      } catch {
+        return new Response("cut", { status: 400 });
+      }
+    });
+    const client = connect(port);
+    await client.write("POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(await client.answers(2)).toEqual([400]);
+    await client.untilClosed();
+    expect(client.text()).not.toContain("smuggled");
+  });
+
+  test("when the client expects 100-continue, then it is told to go on only once the handler reads the body", async () => {
+    const port = serve(async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return new Response(`got ${await request.text()}`);
+    });
+    const client = connect(port);
+    await client.write("PUT /x HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(client.text()).toBe("");
+    await client.untilText("100 Continue");
+    expect(client.text()).toBe("HTTP/1.1 100 Continue\r\n\r\n");
+    await client.write("hello");
+    expect(await client.answers(1)).toEqual([100, 200]);
+    expect(client.text()).toEndWith("got hello");
+    client.close();
+  });
+
+  test("when the handler does not read an upload, then the server stops reading it (the bytes wait in the client)", async () => {
+    let release = () => {};
+    const port = serve(async (request) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return new Response(`${(await request.bytes()).byteLength}`);
+    });
+    const client = connect(port);
+    const size = 32 * 1024 * 1024;
+    void client.write(Buffer.concat([Buffer.from(`PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: ${size}\r\n\r\n`), Buffer.alloc(size, 1)]));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The kernel buffers take a few MB at most; the rest waits in the client.
+    expect(client.socket.writableLength).toBeGreaterThan(size / 2);
+    release();
+    expect(await client.answers(1, 20_000)).toEqual([200]);
+    expect(client.text()).toEndWith(`\r\n\r\n${size}`);
+    client.close();
+  });
+
+  test("when a client goes away in the middle of its body, then the handler's read fails", async () => {
+    let failure: unknown;
+    const handled = new Promise<void>((resolve) => {
+      serve(async (request) => {
+        try {
+          await request.text();
+        } catch (error) {
+          failure = error;
+        }
+        resolve();
+        return new Response("");
+      });
+    });
+    const port = (servers.at(-1) as RunningServer).port;
+    const client = connect(port);
+    await client.write("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.close();
+    await handled;
+    expect(failure).toBeInstanceOf(Error);
+  });
+
+  test("when a client sends a whole request and half-closes, then it still gets every answer", async () => {
+    const port = serve(echoPath);
+    const client = connect(port);
+    client.socket.end("GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\n\r\n");
+    await client.untilClosed();
+    expect(client.text()).toContain("/one");
+    expect(client.text()).toEndWith("/two");
+  });
+
+  test("when the request is HEAD, then the answer has the headers, the GET's length and no body", async () => {
+    const port = serve(() => new Response(null, { headers: { "content-length": "42", "x-a": "b" } }));
+    const client = connect(port);
+    await client.write("HEAD /x HTTP/1.1\r\nHost: x\r\n\r\nHEAD /y HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(await client.answers(2)).toEqual([200, 200]);
+    const text = client.text();
+    expect(text.match(/content-length: 42\r\n/g)?.length).toBe(2);
+    expect(text).toEndWith("\r\n\r\n");
+    client.close();
+  });
+
+  test("when the answer has no declared length, then it is chunked (HTTP/1.1) or ends with the connection (HTTP/1.0)", async () => {
+    const stream = () =>
+      new ReadableStream({
+        start(controller) {
+          for (const part of ["one ", "two ", "three"]) controller.enqueue(new TextEncoder().encode(part));
+          controller.close();
+        },
+      });
+    const port = serve(() => new Response(stream()));
+    const client = connect(port);
+    await client.write("GET /x HTTP/1.1\r\nHost: x\r\n\r\n");
+    await client.answers(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(client.text()).toContain("transfer-encoding: chunked");
+    expect(client.text()).toEndWith("\r\n\r\n4\r\none \r\n4\r\ntwo \r\n5\r\nthree\r\n0\r\n\r\n");
+    client.close();
+    const old = connect(port);
+    await old.write("GET /x HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    await old.untilClosed();
+    expect(old.text()).toContain("connection: close");
+    expect(old.text()).toEndWith("\r\n\r\none two three");
+  });
+
+  test("when an answer declares a length its body does not have, then the connection is cut instead of ending it as whole", async () => {
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new Uint8Array(70_000));
+        controller.enqueue(new Uint8Array(10));
+        controller.close();
+      },
+    });
+    const port = serve(() => new Response(body, { headers: { "content-length": "100000" } }));
+    const client = connect(port);
+    await client.write("GET /x HTTP/1.1\r\nHost: x\r\n\r\n");
+    await client.untilClosed();
+    expect(client.text()).toContain("content-length: 100000");
+    expect(client.state.data.length).toBeLessThan(100_000);
+  });
+
+  test("when HTTP/1.0 is spoken, then the connection closes after the answer unless keep-alive was asked", async () => {
+    const port = serve(echoPath);
+    const closing = connect(port);
+    await closing.write("GET /x HTTP/1.0\r\n\r\n");
+    await closing.untilClosed();
+    expect(closing.text()).toStartWith("HTTP/1.1 200 OK\r\n");
+    const keeping = connect(port);
+    await keeping.write("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    expect(await keeping.answers(2)).toEqual([200, 200]);
+    expect(keeping.text()).toContain("connection: keep-alive");
+    expect(keeping.state.closed).toBe(false);
+    keeping.close();
+  });
+
+  test("when a head is malformed, then the answer is the JSON error object and the connection closes", async () => {
+    const port = serve(echoPath);
+    for (const bad of ["GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", "GET / HTTP/1.1\r\n\r\n", "GET /\x01 HTTP/1.1\r\nHost: x\r\n\r\n"]) {
+      const client = connect(port);
+      await client.write(bad);
+      await client.untilClosed();
+      expect({ bad, status: client.text().slice(0, 12) }).toEqual({ bad, status: "HTTP/1.1 400" });
+      expect(client.text()).toContain("connection: close");
+      expect(client.text()).toContain("content-type: application/json");
+      expect(JSON.parse(client.text().split("\r\n\r\n")[1]!).error.code).toBe("bad_request");
+    }
+  });
+
+  test("when the method is one fetch would turn into another (unknown, lowercase), then it is 400 with the error object, never served as GET", async () => {
+    let served = 0;
+    const port = serve((request) => {
+      served++;
+      return echoPath(request);
+    });
+    for (const method of ["BREW", "get", "C_7"]) {
+      const client = connect(port);
+      await client.write(`${method} /x HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(await client.answers(1)).toEqual([400]);
+      expect(JSON.parse(client.text().split("\r\n\r\n")[1]!).error.code).toBe("bad_request");
+      client.close();
+    }
+    expect(served).toBe(0);
+  });
+
+  test("when a head is larger than the parser takes, then the answer is 431 with the error object", async () => {
+    const port = serve(echoPath, undefined, 4096);
+    const client = connect(port);
+    await client.write(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(5000)}\r\n\r\n`);
+    await client.untilClosed();
+    expect(client.text().slice(0, 12)).toBe("HTTP/1.1 431");
+    expect(JSON.parse(client.text().split("\r\n\r\n")[1]!).error.code).toBe("request_header_fields_too_large");
+  });
+
+  test("when the handler throws, then the answer is a 500 with the error object and the connection stays usable", async () => {
+    const port = serve((request) => {
+      if (new URL(request.url).pathname === "/boom") throw new Error("boom");
+      return echoPath(request);
+    });
+    const client = connect(port);
+    await client.write("GET /boom HTTP/1.1\r\nHost: x\r\n\r\nGET /fine HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(await client.answers(2)).toEqual([500, 200]);
+    client.close();
+  });
+
+  test("when a head trickles in slower than its timeout, or a connection sits idle past its timeout, then it is closed", async () => {
+    const port = serve(echoPath, { headMs: 200, idleMs: 300 });
+    const slow = connect(port);
+    await slow.write("GET / HTTP/1.1\r\n");
+    const idle = connect(port);
+    await idle.write("GET /x HTTP/1.1\r\nHost: x\r\n\r\n");
+    await Promise.all([slow.untilClosed(2000), idle.untilClosed(2000)]);
+    expect(slow.state.closed).toBe(true);
+    expect(idle.state.closed).toBe(true);
+    expect(idle.text()).toEndWith("/x");
+  });
+
+  test("when the server drains, then an answer in progress is finished with connection: close, and idle connections close", async () => {
+    let release = () => {};
+    const server = listenHttp1({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async (request) => {
+        if (new URL(request.url).pathname === "/slow") await new Promise<void>((resolve) => (release = resolve));
+        return echoPath(request);
+      },
+    });
+    servers.push(server);
+    const idle = connect(server.port);
+    await idle.write("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+    await idle.answers(1);
+    const busy = connect(server.port);
+    await busy.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const drained = server.drain();
+    await idle.untilClosed();
+    expect(idle.state.closed).toBe(true);
+    release();
+    await drained;
+    expect(busy.text()).toContain("connection: close");
+    expect(busy.text()).toEndWith("/slow");
+  });
+});

@@ -1,0 +1,77 @@
+import { Http1Connection, type Wire } from "./connection";
+import type { FetchHandler } from "../runtime";
+
+export interface Http1Timeouts {
+  /** A request head must arrive whole within this from its first byte (slow-header clients). */
+  headMs: number;
+  /** A connection with no request in progress is closed after this. */
+  idleMs: number;
+  /** After the answer that closes a connection, input is read and dropped for at most this. */
+  lingerMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Http1Timeouts = { headMs: 30_000, idleMs: 60_000, lingerMs: 5_000 };
+
+export interface Http1ServerOptions {
+  fetch: FetchHandler;
+  maxHeaderBytes: number;
+  timeouts?: Partial<Http1Timeouts>;
+}
+
+/**
+ * The connections of one listener, whatever the runtime's socket API: their
+ * timeouts (one sweep for all, not a timer each), draining and closing.
+ */
+export class Http1Server {
+  private readonly connections = new Set<Http1Connection>();
+  private readonly timeouts: Http1Timeouts;
+  private readonly sweeper: ReturnType<typeof setInterval>;
+  private draining = false;
+  private drained: (() => void) | undefined;
+
+  constructor(private readonly options: Http1ServerOptions) {
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    const every = Math.max(10, Math.min(1000, this.timeouts.headMs / 4, this.timeouts.idleMs / 4, this.timeouts.lingerMs / 4));
+    this.sweeper = setInterval(() => this.sweep(), every);
+    (this.sweeper as { unref?: () => void }).unref?.();
+  }
+
+  open(wire: Wire): Http1Connection {
+    const connection = new Http1Connection(wire, { fetch: this.options.fetch, maxHeaderBytes: this.options.maxHeaderBytes, isDraining: () => this.draining });
+    this.connections.add(connection);
+    if (this.draining) connection.closeWhenIdle();
+    return connection;
+  }
+
+  closed(connection: Http1Connection): void {
+    connection.onClose();
+    this.connections.delete(connection);
+    if (this.draining && this.connections.size === 0) this.drained?.();
+  }
+
+  /** Resolves once every connection has closed: idle ones now, busy ones after their current answer. */
+  drain(): Promise<void> {
+    this.draining = true;
+    const done = new Promise<void>((resolve) => (this.drained = resolve));
+    for (const connection of this.connections) connection.closeWhenIdle();
+    if (this.connections.size === 0) this.drained!();
+    return done.finally(() => clearInterval(this.sweeper));
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const connection of this.connections) {
+      if (connection.endedAt !== undefined) {
+        if (now - connection.endedAt > this.timeouts.lingerMs) connection.terminate();
+      } else if (connection.headStartedAt !== undefined && now - connection.headStartedAt > this.timeouts.headMs) {
+        connection.terminate();
+      } else if (connection.idle && now - connection.lastActivity > this.timeouts.idleMs) {
+        connection.closeWhenIdle();
+      }
+    }
+  }
+}
