@@ -1,17 +1,12 @@
 import { PARSER_MAX_HEADER_BYTES } from "../http/header-limits";
-import type { Http1Connection } from "./http1/connection";
+import type { Http1Connection, Wire } from "./http1/connection";
 import { Http1Server, type Http1Timeouts } from "./http1/server";
 import type { FetchHandler, RunningServer } from "./runtime";
 import type { Runtime } from "./runtime";
 
-interface BunSocket {
+/** Bun's TCP socket is the connection's wire as it is, carrying the connection as its data. */
+interface BunSocket extends Wire {
   data: Http1Connection;
-  write(data: Uint8Array): number;
-  shutdown(): void;
-  terminate(): void;
-  pause(): void;
-  resume(): void;
-  readonly remoteAddress: string;
 }
 
 declare const Bun: {
