@@ -82,6 +82,8 @@ export class Http1Connection {
   /** When the first byte of a head still incomplete arrived (for the head timeout). */
   headStartedAt: number | undefined;
   endedAt: number | undefined;
+  /** When an answer went out with its request's body still coming (it is read and dropped; bounded like a linger). */
+  droppingSince: number | undefined;
 
   constructor(
     private readonly wire: Wire,
@@ -148,6 +150,7 @@ export class Http1Connection {
         if (!exchange.bodyDone) this.readBody(exchange);
         if (!exchange.bodyDone || !exchange.answered) break;
         this.exchange = undefined;
+        this.droppingSince = undefined;
         if (this.closeAfter) return void this.finish();
         continue;
       }
@@ -341,7 +344,10 @@ export class Http1Connection {
     const sent = await this.send(exchange, response);
     exchange.answered = true;
     if (!sent) return this.wire.terminate();
-    if (!exchange.bodyDone) this.failBody(exchange, new Error("the request was answered before its body was read"));
+    if (!exchange.bodyDone) {
+      this.droppingSince = Date.now();
+      this.failBody(exchange, new Error("the request was answered before its body was read"));
+    }
     if (this.closeAfter && !exchange.bodyDone) return void this.finish();
     this.pump();
   }

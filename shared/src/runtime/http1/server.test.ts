@@ -326,6 +326,17 @@ describe("the gateway's HTTP/1.1 server", () => {
     expect(idle.text()).toEndWith("/x");
   });
 
+  test("when the rest of a body left unread by an early answer trickles in slower than the linger time, then the connection is cut", async () => {
+    const port = serve(() => new Response("no", { status: 429 }), { lingerMs: 200 });
+    const client = connect(port);
+    await client.write("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc");
+    expect(await client.answers(1)).toEqual([429]);
+    const trickle = setInterval(() => client.socket.write("x"), 50);
+    await client.untilClosed(3000);
+    clearInterval(trickle);
+    expect(client.state.closed).toBe(true);
+  });
+
   test("when the server drains, then an answer in progress is finished with connection: close, and idle connections close", async () => {
     let release = () => {};
     const server = listenHttp1({

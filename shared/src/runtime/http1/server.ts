@@ -6,7 +6,7 @@ export interface Http1Timeouts {
   headMs: number;
   /** A connection with no request in progress is closed after this. */
   idleMs: number;
-  /** After the answer that closes a connection, input is read and dropped for at most this. */
+  /** After an answer, input is read and dropped for at most this: what follows the answer that closes a connection, or the rest of a body it did not wait for. */
   lingerMs: number;
 }
 
@@ -65,8 +65,9 @@ export class Http1Server {
   private sweep(): void {
     const now = Date.now();
     for (const connection of this.connections) {
-      if (connection.endedAt !== undefined) {
-        if (now - connection.endedAt > this.timeouts.lingerMs) connection.terminate();
+      const dropping = connection.endedAt ?? connection.droppingSince;
+      if (dropping !== undefined) {
+        if (now - dropping > this.timeouts.lingerMs) connection.terminate();
       } else if (connection.headStartedAt !== undefined && now - connection.headStartedAt > this.timeouts.headMs) {
         connection.terminate();
       } else if (connection.idle && now - connection.lastActivity > this.timeouts.idleMs) {
