@@ -1,5 +1,5 @@
 import { Cluster, Redis } from "ioredis";
-import { createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess } from "@ws/shared";
+import { createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
 import { createApp } from "./app";
 import { documentationRoutes } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
@@ -71,8 +71,8 @@ function connected(redis: Redis | Cluster, waitMs: number): Promise<void> {
   });
 }
 
-/** Opens the gateway's clients once, migrates, and builds the app; the entry file only serves it. */
-export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp>; limiterStats: LimiterStats }> {
+/** Opens the gateway's clients once, migrates, and builds the app; the entry file only serves it on `runtime`. */
+export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config: GatewayConfig = loadGatewayConfig()): Promise<BootedProcess & { app: ReturnType<typeof createApp>; limiterStats: LimiterStats }> {
   const logger = createLogger("gateway", config.logLevel);
   const database = await openDatabase(config.database, undefined, logger);
   if (config.migrateOnStart) await migrate(database.sql, "gateway", gatewayProcess.migrations);
@@ -145,6 +145,7 @@ export async function bootGateway(config: GatewayConfig = loadGatewayConfig()): 
       authFailures: authFailureLimiter("api-key"),
       signingKey: signingKeyFrom(config.signingKey),
       upstreams: config.upstreams,
+      sendUpstream: runtime.sendUpstream,
       upstreamTimeoutMs: config.upstreamTimeoutMs,
       bodyBudget,
       defaultRateLimit: config.rateLimitPerMinute,

@@ -2,4 +2,4 @@ import { startProcess } from "@ws/shared";
 import { bunRuntime } from "@ws/shared/runtime/bun";
 import { bootGateway } from "./boot";
 
-await startProcess(bunRuntime, () => bootGateway());
+await startProcess(bunRuntime, () => bootGateway(bunRuntime));

@@ -2,4 +2,4 @@ import { startProcess } from "@ws/shared";
 import { denoRuntime } from "@ws/shared/runtime/deno";
 import { bootGateway } from "./boot";
 
-await startProcess(denoRuntime, () => bootGateway());
+await startProcess(denoRuntime, () => bootGateway(denoRuntime));

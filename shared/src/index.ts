@@ -26,6 +26,8 @@ export * from "./operations/route-table";
 export * from "./schemas/list";
 export * from "./schemas/one-of";
 export * from "./runtime/runtime";
+export * from "./runtime/upstream";
+export * from "./runtime/fetch-upstream";
 export * from "./runtime/lifecycle";
 export * from "./http/health";
 export * from "./runtime/start-process";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parsePrometheusText, sampleValue } from "../../../tests/e2e/operations/prometheus-format";
+import { bunRuntime } from "@ws/shared/runtime/bun";
 import { forward, type UpstreamErrorKind } from "../proxy/forward";
 import { createLimiterStats } from "../ratelimit/limiter-stats";
 import { createGatewayMetrics } from "./index";
@@ -78,7 +79,7 @@ describe("authentication metrics", () => {
 describe("forward", () => {
   const attempt = async (upstream: string, timeoutMs: number) => {
     const kinds: UpstreamErrorKind[] = [];
-    const request = { method: "GET", pathAndQuery: "/x", headers: new Headers(), body: null, principalToken: "p", requestId: "r", timeoutMs };
+    const request = { send: bunRuntime.sendUpstream, method: "GET", pathAndQuery: "/x", headers: new Headers(), body: null, principalToken: "p", requestId: "r", timeoutMs };
     await expect(forward({ ...request, upstream, onError: (kind) => kinds.push(kind) })).rejects.toThrow();
     return kinds;
   };

@@ -1,4 +1,4 @@
-import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, serviceBudgetMs, watchDeadline } from "@ws/shared";
+import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, serviceBudgetMs, type SendUpstream } from "@ws/shared";
 
 /** Headers that describe one hop, or that carry the client's credentials: never passed on. */
 const NOT_FORWARDED = new Set([
@@ -6,9 +6,10 @@ const NOT_FORWARDED = new Set([
   "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length", PRINCIPAL_HEADER,
   REQUEST_ID_HEADER, DEADLINE_HEADER,
 ]);
-const NOT_RETURNED = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"]);
 
 export interface ForwardRequest {
+  /** How this runtime sends a request to a service. */
+  send: SendUpstream;
   upstream: string;
   method: string;
   pathAndQuery: string;
@@ -41,14 +42,6 @@ function neverConnected(error: unknown): boolean {
   return false;
 }
 
-/**
- * An answer of a declared length up to this is read here, whole, within the
- * timeout (a service that stalls half-way is then a 504 like one that never
- * answered), and handed on as bytes: one write to the client. Larger ones are
- * streamed at the client's pace, so a slow client holds little here.
- */
-const WHOLE_ANSWER_MAX_BYTES = 64 * 1024;
-
 function upstreamFailure(request: ForwardRequest, error: unknown): ApiError {
   const bodyFailure = request.bodyFailure?.();
   if (bodyFailure) return bodyFailure;
@@ -73,50 +66,25 @@ function upstreamFailure(request: ForwardRequest, error: unknown): ApiError {
  * 504 `outcome_unknown`, with `Retry-After` only when repeating the method is harmless.
  */
 export async function forward(request: ForwardRequest): Promise<Response> {
-  const headers = new Headers();
+  const headers: [string, string][] = [];
   request.headers.forEach((value, name) => {
-    if (!NOT_FORWARDED.has(name)) headers.set(name, value);
+    if (!NOT_FORWARDED.has(name)) headers.push([name, value]);
   });
-  headers.set(PRINCIPAL_HEADER, request.principalToken);
-  headers.set(REQUEST_ID_HEADER, request.requestId);
-  headers.set(DEADLINE_HEADER, String(serviceBudgetMs(request.timeoutMs)));
-  // One shared timer for every request's timeout instead of a timer each (AbortSignal.timeout) left running after the answer.
-  const controller = new AbortController();
-  const unwatch = watchDeadline(performance.now() + request.timeoutMs, () =>
-    controller.abort(new DOMException("The service did not answer in time.", "TimeoutError")),
-  );
-  let upstream: Response;
+  headers.push([PRINCIPAL_HEADER, request.principalToken], [REQUEST_ID_HEADER, request.requestId], [DEADLINE_HEADER, String(serviceBudgetMs(request.timeoutMs))]);
+  let answer;
   try {
-    upstream = await fetch(request.upstream + request.pathAndQuery, {
+    answer = await request.send({
+      origin: request.upstream,
       method: request.method,
+      pathAndQuery: request.pathAndQuery,
       headers,
       body: request.body,
-      duplex: "half",
-      redirect: "manual",
-      signal: controller.signal,
-    } as RequestInit);
-  } catch (error) {
-    unwatch();
-    throw upstreamFailure(request, error);
-  }
-  const responseHeaders = new Headers();
-  upstream.headers.forEach((value, name) => {
-    if (!NOT_RETURNED.has(name)) responseHeaders.set(name, value);
-  });
-  // fetch hands over an encoded body decoded, so its length is known only when it was not encoded.
-  const length = upstream.headers.has("content-encoding") ? null : upstream.headers.get("content-length");
-  if (length === null || Number(length) > WHOLE_ANSWER_MAX_BYTES) {
-    // Streamed: the timeout stays armed until it passes, aborting a body still running by then.
-    return new Response(upstream.body, { status: upstream.status, headers: responseHeaders });
-  }
-  let body: Uint8Array<ArrayBuffer>;
-  try {
-    body = await upstream.bytes();
+      deadline: performance.now() + request.timeoutMs,
+    });
   } catch (error) {
     throw upstreamFailure(request, error);
-  } finally {
-    unwatch();
   }
-  responseHeaders.set("content-length", String(body.byteLength));
-  return new Response(body, { status: upstream.status, headers: responseHeaders });
+  // Read whole: one write to the client, of a length known.
+  if (answer.body instanceof Uint8Array) answer.headers.push(["content-length", String(answer.body.byteLength)]);
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }

@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { ApiError, createBodyBudget, PRINCIPAL_HEADER, signingKeyFrom, verifyPrincipal, type Logger, type Role, type Scope } from "@ws/shared";
+import { bunRuntime } from "@ws/shared/runtime/bun";
 import type { Authenticated, Authenticator, Credential } from "../auth/authenticator";
 import { unauthorized } from "../auth/extract-credential";
 import { createMemoryAuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
@@ -118,6 +119,7 @@ function setup(overrides: Partial<PublicRequestDeps> = {}): Setup {
     authFailures: createMemoryAuthFailureLimiter(3, now),
     signingKey,
     upstreams: { pages: upstreamUrl, calendar: upstreamUrl },
+    sendUpstream: bunRuntime.sendUpstream,
     upstreamTimeoutMs: 2_000,
     bodyBudget: createBodyBudget({ totalBytes: 64 * MiB }),
     defaultRateLimit: 100,

@@ -1,4 +1,4 @@
-import { requestIdOf, type BodyBudget, type Logger, type ServiceName, type SigningKey } from "@ws/shared";
+import { requestIdOf, type BodyBudget, type Logger, type SendUpstream, type ServiceName, type SigningKey } from "@ws/shared";
 import type { Authenticator } from "../auth/authenticator";
 import type { UpstreamErrorKind } from "../proxy/forward";
 import type { RateLimiter } from "../ratelimit/limiter";
@@ -20,6 +20,8 @@ export interface PublicRequestDeps {
   authFailures: AuthFailureLimiter;
   signingKey: SigningKey;
   upstreams: Record<ServiceName, string>;
+  /** How the runtime sends a request to a service. */
+  sendUpstream: SendUpstream;
   upstreamTimeoutMs: number;
   /** Request bodies in transit, in all and per key. */
   bodyBudget: BodyBudget;

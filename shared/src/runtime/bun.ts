@@ -1,4 +1,6 @@
 import { PARSER_MAX_HEADER_BYTES } from "../http/header-limits";
+import { Http1Client } from "./http1/client";
+import type { ClientWire, SocketEvents } from "./http1/client-connection";
 import type { Http1Connection, Wire } from "./http1/connection";
 import { Http1Server, type Http1Timeouts } from "./http1/server";
 import type { FetchHandler, RunningServer } from "./runtime";
@@ -12,6 +14,7 @@ interface BunSocket extends Wire {
 declare const Bun: {
   serve(options: Record<string, unknown>): { port: number; stop(closeActive?: boolean): Promise<void> };
   listen(options: Record<string, unknown>): { port: number; stop(closeActive?: boolean): void };
+  connect(options: Record<string, unknown>): Promise<ClientWire>;
 };
 
 /**
@@ -55,6 +58,28 @@ export function listenHttp1(options: { port: number; hostname: string; fetch: Fe
   };
 }
 
+/** A TCP connection to a service, for the gateway's HTTP/1.1 client. */
+export function dialBun(hostname: string, port: number, events: SocketEvents): Promise<ClientWire> {
+  return Bun.connect({
+    hostname,
+    port,
+    data: events,
+    socket: {
+      // A request head and its body go in separate writes at times: neither may wait for the other's ACK.
+      open: (socket: { setNoDelay(on: boolean): void }) => socket.setNoDelay(true),
+      data: (socket: { data: SocketEvents }, chunk: Buffer) => socket.data.onData(chunk),
+      drain: (socket: { data: SocketEvents }) => socket.data.onDrain(),
+      // The client never half-closes: the service's FIN ends the connection (Bun then closes it).
+      end: (socket: { data: SocketEvents }) => socket.data.onClose(),
+      close: (socket: { data: SocketEvents }) => socket.data.onClose(),
+      error: () => {},
+    },
+  });
+}
+
+/** Made on first use: only the gateway sends requests to services. */
+let upstreamClient: Http1Client | undefined;
+
 export const bunRuntime: Runtime = {
   name: "bun",
   serve({ port, hostname, fetch, facing }) {
@@ -66,6 +91,7 @@ export const bunRuntime: Runtime = {
     const server = Bun.serve({ port, hostname, idleTimeout: 60, fetch: (request: Request) => fetch(request) });
     return { port: server.port, drain: () => server.stop(false), kill: () => server.stop(true) };
   },
+  sendUpstream: (request) => (upstreamClient ??= new Http1Client(dialBun)).send(request),
   onShutdownSignal(handler) {
     for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => handler(signal));
   },

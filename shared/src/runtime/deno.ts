@@ -1,5 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import { requestIdOf } from "../http/request-id";
+import { fetchUpstream } from "./fetch-upstream";
 import type { Runtime } from "./runtime";
 
 declare const Deno: {
@@ -48,6 +49,7 @@ export const denoRuntime: Runtime = {
       },
     };
   },
+  sendUpstream: fetchUpstream,
   onShutdownSignal(handler) {
     for (const signal of ["SIGTERM", "SIGINT"]) Deno.addSignalListener(signal, () => handler(signal));
   },

@@ -1,3 +1,5 @@
+import type { SendUpstream } from "./upstream";
+
 /** The second argument is the client's address as the runtime saw it, where a listener facing clients needs it (Bun does not look it up for one facing the gateway). */
 export type FetchHandler = (request: Request, clientAddress?: string) => Response | Promise<Response>;
 
@@ -17,6 +19,8 @@ export interface Runtime {
   name: "bun" | "deno";
   /** Request bodies are not limited here: the application limits each body while it reads it. */
   serve(options: { port: number; hostname: string; fetch: FetchHandler; facing: ListenerFacing }): RunningServer | Promise<RunningServer>;
+  /** The gateway's requests to its services. */
+  sendUpstream: SendUpstream;
   onShutdownSignal(handler: (signal: string) => void): void;
   exit(code: number): never;
 }

@@ -4,7 +4,7 @@ import { effectiveScopes } from "../../auth/permissions";
 import { forward } from "../../proxy/forward";
 import type { PublicRequestDeps } from "../handle-public-request";
 
-type ForwardDeps = Pick<PublicRequestDeps, "bodyBudget" | "idempotency" | "signingKey" | "upstreams" | "upstreamTimeoutMs" | "onUpstreamError">;
+type ForwardDeps = Pick<PublicRequestDeps, "bodyBudget" | "idempotency" | "signingKey" | "upstreams" | "sendUpstream" | "upstreamTimeoutMs" | "onUpstreamError">;
 
 /**
  * Sends the request to its service with the signed principal, the body
@@ -37,6 +37,7 @@ export async function forwardToService(
       deps.signingKey,
     );
     const send = () => forward({
+      send: deps.sendUpstream,
       upstream: deps.upstreams[route.service],
       method: request.method,
       pathAndQuery: url.pathname + url.search,

@@ -1,6 +1,8 @@
 import { ApiError } from "../../errors/api-error";
 import type { FetchHandler } from "../runtime";
 import { ChunkedBody, ChunkedBodyError } from "./chunked-body";
+import { EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
+import { Outgoing } from "./outgoing";
 import { isRefusal, parseRequestHead, targetUrl, type RequestHead } from "./request-head";
 import { responseHead } from "./response-head";
 
@@ -30,10 +32,7 @@ const HELD_BYTES = 64 * 1024;
 const DRAIN_MAX_BYTES = 256 * 1024;
 /** A body of a declared length up to this is read whole from the handler's Response and sent in one write. */
 const WHOLE_BODY_MAX_BYTES = 64 * 1024;
-const HEAD_END = Buffer.from("\r\n\r\n");
-const EMPTY = Buffer.alloc(0);
 const CONTINUE = Buffer.from("HTTP/1.1 100 Continue\r\n\r\n");
-const LAST_CHUNK = Buffer.from("0\r\n\r\n");
 const CRLF = Buffer.from("\r\n");
 const WITHOUT_REQUEST_BODY = new Set(["GET", "HEAD"]);
 
@@ -68,8 +67,7 @@ const wholeBody = (): Pick<Exchange, "remaining" | "chunked" | "bodyDone"> => ({
 export class Http1Connection {
   private buffer: Buffer = EMPTY;
   private exchange: Exchange | undefined;
-  private unsent: Uint8Array[] = [];
-  private drainWaiters: (() => void)[] = [];
+  private readonly outgoing: Outgoing;
   private paused = false;
   /** Close once the current exchange is over (Connection: close, HTTP/1.0, draining, a body left unread). */
   private closeAfter = false;
@@ -88,7 +86,9 @@ export class Http1Connection {
   constructor(
     private readonly wire: Wire,
     private readonly settings: ConnectionSettings,
-  ) {}
+  ) {
+    this.outgoing = new Outgoing(wire);
+  }
 
   /** No request is in progress and nothing is buffered. */
   get idle(): boolean {
@@ -103,16 +103,7 @@ export class Http1Connection {
   }
 
   onDrain(): void {
-    while (this.unsent.length > 0) {
-      const next = this.unsent[0]!;
-      const written = this.wire.write(next);
-      if (written < next.byteLength) {
-        this.unsent[0] = next.subarray(Math.max(0, written));
-        return;
-      }
-      this.unsent.shift();
-    }
-    this.wakeWriters();
+    this.outgoing.onDrain();
   }
 
   /** The peer sent FIN: the requests it sent whole are still answered, then the connection closes. */
@@ -128,8 +119,7 @@ export class Http1Connection {
     // A body that arrived whole before the client went is still the request's, as if it had stayed.
     const arrivedWhole = exchange !== undefined && exchange.chunked === undefined && this.buffer.length >= exchange.remaining;
     if (exchange && !exchange.bodyDone && !arrivedWhole) this.failBody(exchange);
-    this.unsent = [];
-    this.wakeWriters();
+    this.outgoing.drop();
   }
 
   terminate(): void {
@@ -434,25 +424,11 @@ export class Http1Connection {
   private write(data: Uint8Array): boolean {
     if (this.closed) return true;
     this.lastActivity = Date.now();
-    if (this.unsent.length > 0) {
-      this.unsent.push(data);
-      return false;
-    }
-    const written = this.wire.write(data);
-    if (written >= data.byteLength) return true;
-    this.unsent.push(data.subarray(Math.max(0, written)));
-    return false;
+    return this.outgoing.write(data);
   }
 
   private writable(): Promise<void> {
-    if (this.unsent.length === 0 || this.closed) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
-  }
-
-  private wakeWriters(): void {
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const wake of waiters) wake();
+    return this.closed ? Promise.resolve() : this.outgoing.writable();
   }
 
   /** A head that cannot be read: its answer, then the connection closes (where the next request would start is unknown). */

@@ -1,3 +1,5 @@
+import { contentLength as parseContentLength, keepsAlive, listMembers, readFields, TOKEN } from "./fields";
+
 /**
  * The head of an HTTP/1.1 request (RFC 9112), read strictly: whatever two
  * readers of the same bytes could take differently (both Content-Length and
@@ -28,32 +30,12 @@ export interface HeadRefusal {
   refused: string;
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Visible ASCII: anything else in a target (a space, a control, raw UTF-8) is not a request target. */
 const TARGET = /^[\x21-\x7e]+$/;
-/** A field value may hold visible characters, spaces, tabs and obs-text (0x80–0xFF), nothing else. */
-const BAD_VALUE_CHAR = /[\x00-\x08\x0a-\x1f\x7f]/;
-const DIGITS = /^[0-9]{1,15}$/;
 /** reg-name or IPv4 with an optional port, or an IPv6 literal; empty is allowed (a target with no authority). */
 const HOST = /^(?:[A-Za-z0-9._~!$&'()*+,;=%-]*|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?$/;
 
 const refuse = (refused: string): HeadRefusal => ({ refused });
-
-/** Trims the optional whitespace (SP, HTAB) around a field value. */
-function trimWhitespace(value: string): string {
-  let start = 0;
-  let end = value.length;
-  while (start < end && (value.charCodeAt(start) === 32 || value.charCodeAt(start) === 9)) start++;
-  while (end > start && (value.charCodeAt(end - 1) === 32 || value.charCodeAt(end - 1) === 9)) end--;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
-}
-
-function listMembers(value: string): string[] {
-  return value
-    .split(",")
-    .map((member) => trimWhitespace(member).toLowerCase())
-    .filter((member) => member !== "");
-}
 
 /**
  * Parses a request head given as a latin1 string, without its final empty line.
@@ -77,44 +59,9 @@ export function parseRequestHead(text: string): RequestHead | HeadRefusal {
   else if (version === "HTTP/1.0") minorVersion = 0;
   else return refuse("Only HTTP/1.1 and HTTP/1.0 are spoken here.");
 
-  const rawHeaders: string[] = [];
-  let host: string | undefined;
-  let hosts = 0;
-  let contentLength: string | undefined;
-  let transferEncoding: string | undefined;
-  let connection = "";
-  let expect: string | undefined;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const colon = line.indexOf(":");
-    if (colon <= 0) return refuse("A header line has no field name and colon.");
-    const name = line.slice(0, colon);
-    // A folded line starts with whitespace, and whitespace before the colon is refused (RFC 9112, 5.1 and 5.2).
-    if (!TOKEN.test(name)) return refuse("A header field name is not a token.");
-    const value = trimWhitespace(line.slice(colon + 1));
-    if (BAD_VALUE_CHAR.test(value)) return refuse("A header field value holds a control character.");
-    rawHeaders.push(name, value);
-    switch (name.length) {
-      case 4:
-        if (name.toLowerCase() === "host") {
-          host = value;
-          hosts++;
-        }
-        break;
-      case 6:
-        if (name.toLowerCase() === "expect") expect = expect === undefined ? value : `${expect}, ${value}`;
-        break;
-      case 10:
-        if (name.toLowerCase() === "connection") connection = connection ? `${connection}, ${value}` : value;
-        break;
-      case 14:
-        if (name.toLowerCase() === "content-length") contentLength = contentLength === undefined ? value : `${contentLength}, ${value}`;
-        break;
-      case 17:
-        if (name.toLowerCase() === "transfer-encoding") transferEncoding = transferEncoding === undefined ? value : `${transferEncoding}, ${value}`;
-        break;
-    }
-  }
+  const fields = readFields(lines);
+  if (typeof fields === "string") return refuse(fields);
+  const { rawHeaders, host, hosts, contentLength, transferEncoding, connection, expect } = fields;
 
   if (hosts > 1) return refuse("The request has more than one Host header.");
   if (minorVersion === 1 && hosts === 0) return refuse("An HTTP/1.1 request must carry a Host header.");
@@ -128,14 +75,12 @@ export function parseRequestHead(text: string): RequestHead | HeadRefusal {
     if (codings.length !== 1 || codings[0] !== "chunked") return refuse("Only the chunked transfer coding is accepted, alone.");
     framing = { kind: "chunked" };
   } else if (contentLength !== undefined) {
-    const lengths = contentLength.split(",").map(trimWhitespace);
-    if (!lengths.every((length) => DIGITS.test(length) && length === lengths[0])) return refuse("Content-Length is not one decimal length.");
-    const length = Number(lengths[0]);
+    const length = parseContentLength(contentLength);
+    if (length === null) return refuse("Content-Length is not one decimal length.");
     if (length > 0) framing = { kind: "length", length };
   }
 
-  const tokens = connection ? listMembers(connection) : [];
-  const keepAlive = minorVersion === 1 ? !tokens.includes("close") : tokens.includes("keep-alive") && !tokens.includes("close");
+  const keepAlive = keepsAlive(minorVersion, connection);
   const expectsContinue = minorVersion === 1 && expect !== undefined && listMembers(expect).includes("100-continue");
   return { method, target, minorVersion, rawHeaders, host, framing, keepAlive, expectsContinue };
 }

@@ -1,0 +1,57 @@
+import type { Wire } from "./connection";
+
+/**
+ * What is written to a socket that takes only what fits now: the rest waits,
+ * in order, for the socket's drain, and a writer that must not get ahead
+ * (a streamed body) waits for it too.
+ */
+export class Outgoing {
+  private unsent: Uint8Array[] = [];
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly wire: Pick<Wire, "write">) {}
+
+  /** Writes now what the socket takes and keeps the rest for its drain; false when something is waiting. */
+  write(data: Uint8Array): boolean {
+    if (this.unsent.length > 0) {
+      this.unsent.push(data);
+      return false;
+    }
+    const written = this.wire.write(data);
+    if (written >= data.byteLength) return true;
+    this.unsent.push(data.subarray(Math.max(0, written)));
+    return false;
+  }
+
+  /** Called on the socket's drain. */
+  onDrain(): void {
+    while (this.unsent.length > 0) {
+      const next = this.unsent[0]!;
+      const written = this.wire.write(next);
+      if (written < next.byteLength) {
+        this.unsent[0] = next.subarray(Math.max(0, written));
+        return;
+      }
+      this.unsent.shift();
+    }
+    this.wake();
+  }
+
+  /** Resolves once everything written so far is in the socket (or the socket is gone). */
+  writable(): Promise<void> {
+    if (this.unsent.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** The socket closed: what waits will never go, and nobody waits for it any more. */
+  drop(): void {
+    this.unsent = [];
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}

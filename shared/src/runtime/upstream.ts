@@ -1,0 +1,53 @@
+/**
+ * The gateway → service hop, as the gateway asks for it: each runtime sends
+ * it its own way (Bun: our HTTP/1.1 client, http1/client.ts; Deno: fetch,
+ * fetch-upstream.ts).
+ */
+
+/** One request to a service. */
+export interface UpstreamRequest {
+  /** `http://host:port`. */
+  origin: string;
+  method: string;
+  pathAndQuery: string;
+  /** End-to-end headers only: the sender writes Host, the body's framing and Connection itself. */
+  headers: [string, string][];
+  body: ReadableStream<Uint8Array> | Uint8Array | null;
+  /**
+   * The performance.now() instant by which the answer must have come (a
+   * streamed body: by which it must have ended), or the request fails with
+   * upstreamTimeout().
+   */
+  deadline: number;
+}
+
+/**
+ * The service's answer, without the hop's own headers (framing, Connection).
+ * A body of a declared length up to WHOLE_ANSWER_MAX_BYTES is read whole
+ * before the answer is given (within the deadline: a service that stalls
+ * half-way fails like one that never answered); any other is streamed at its
+ * reader's pace, a slow reader holding little here.
+ */
+export interface UpstreamAnswer {
+  status: number;
+  /** As pairs, which a Response takes without a Headers made in between. */
+  headers: [string, string][];
+  /** Null when the answer has no body (HEAD, 204, 304). */
+  body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
+}
+
+/**
+ * Rejects with upstreamTimeout() at the deadline, with an error whose code
+ * says so (ECONNREFUSED…) when no connection could be made, and with any other
+ * error when the connection broke or the answer could not be read.
+ */
+export type SendUpstream = (request: UpstreamRequest) => Promise<UpstreamAnswer>;
+
+export function upstreamTimeout(): DOMException {
+  return new DOMException("The service did not answer in time.", "TimeoutError");
+}
+
+export const WHOLE_ANSWER_MAX_BYTES = 64 * 1024;
+
+/** Headers of one hop of an answer: each hop writes its own. */
+export const HOP_ANSWER_HEADERS = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
