@@ -58,6 +58,13 @@ describe("the client address", () => {
     expect(resolve("::ffff:10.0.0.2", { "x-forwarded-for": "198.51.100.1" })).toBe("198.51.100.1");
     expect(resolve(undefined)).toBe("unknown");
   });
+
+  test("when the same peer comes again under other trusted proxies, then the answer follows the proxies it comes under", () => {
+    const headers = { "x-forwarded-for": "198.51.100.1" };
+    expect(resolve("10.0.0.2", headers)).toBe("198.51.100.1");
+    expect(resolve("10.0.0.2", headers, parseTrustedProxies(""))).toBe("10.0.0.2");
+    expect(resolve("10.0.0.2", headers)).toBe("198.51.100.1");
+  });
 });
 
 describe("the unit failed authentications are counted in", () => {

@@ -63,6 +63,33 @@ function rightmostUntrusted(hops: (string | null)[], trusted: TrustedProxies): s
   return ip ? formatIp(ip) : null;
 }
 
+interface Peer {
+  /** The peer as an address is written here, or as the runtime gave it when it is none. */
+  address: string;
+  ip: IpAddress | null;
+  trusted: boolean;
+}
+
+/** Peers seen lately: a connection's every request comes from the same one, and parsing it costs more than the rest of this. */
+const peers = new Map<string, Peer>();
+const PEERS_REMEMBERED = 4096;
+let peersTrustedBy: TrustedProxies | undefined;
+
+function peerOf(peer: string, trusted: TrustedProxies): Peer {
+  if (peersTrustedBy !== trusted) {
+    peers.clear();
+    peersTrustedBy = trusted;
+  }
+  let known = peers.get(peer);
+  if (known === undefined) {
+    const ip = parseIp(peer);
+    known = ip ? { address: formatIp(ip), ip, trusted: trusted.contains(ip) } : { address: peer, ip: null, trusted: false };
+    if (peers.size >= PEERS_REMEMBERED) peers.clear();
+    peers.set(peer, known);
+  }
+  return known;
+}
+
 /**
  * The client address a request is limited by. The TCP peer, unless the peer is
  * a trusted proxy: then the right-most untrusted hop of X-Forwarded-For or
@@ -71,10 +98,9 @@ function rightmostUntrusted(hops: (string | null)[], trusted: TrustedProxies): s
  * (as it is when a header is unusable): a client can never choose its address.
  */
 export function resolveClientAddress(peer: string | undefined, headers: Headers, trusted: TrustedProxies): string {
-  const peerIp = peer === undefined ? null : parseIp(peer);
-  if (!peerIp) return peer ?? "unknown";
-  const fallback = formatIp(peerIp);
-  if (!trusted.contains(peerIp)) return fallback;
+  if (peer === undefined) return "unknown";
+  const { address: fallback, ip: peerIp, trusted: peerTrusted } = peerOf(peer, trusted);
+  if (!peerIp || !peerTrusted) return fallback;
   const chains: (string | null)[] = [];
   const forwarded = headers.get("forwarded");
   if (forwarded !== null) chains.push(rightmostUntrusted(forwardedHops(forwarded), trusted));
