@@ -1,8 +1,10 @@
 import { notExecuted, type Deadline } from "./deadline";
+import { watchDeadline } from "./deadline-watch";
 
 interface Waiter {
   start(): void;
-  timer?: ReturnType<typeof setTimeout>;
+  /** Stops watching the waiter's deadline. */
+  unwatch?: () => void;
 }
 
 /**
@@ -20,7 +22,7 @@ export function concurrencyGate(limit: number) {
   const release = () => {
     const next = waiting.shift();
     if (next) {
-      clearTimeout(next.timer);
+      next.unwatch?.();
       next.start();
     } else running--;
   };
@@ -51,12 +53,13 @@ export function concurrencyGate(limit: number) {
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { start: resolve };
+      // Under load most requests wait here: their deadlines share one timer instead of one each.
       if (deadline) {
-        waiter.timer = setTimeout(() => {
+        waiter.unwatch = watchDeadline(deadline.at, () => {
           waiting.splice(waiting.indexOf(waiter), 1);
           deadline.expire();
           reject(notExecuted("The service was too busy to start the request before its deadline."));
-        }, deadline.remainingMs());
+        });
       }
       waiting.push(waiter);
     }).then(() => run(task));
