@@ -9,12 +9,11 @@ import { Redis } from "ioredis";
 import postgres from "postgres";
 import { REPO_ROOT, startChild, stopChild, waitUntilOk, type Child } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
-import { seedTenant } from "../../tests/harness/tenant";
 import { load, median, type LoadFigures } from "../load";
 import { openLoop, type OpenLoopFigures } from "../open-loop";
 import { cpuPerRequest, cpuSnapshot, loadAverage, type ProcessGroups } from "./cpu";
 import type { Section, SectionContext } from "./index";
-import { startThroughLauncher } from "./launched-system";
+import { benchPage, startThroughLauncher } from "./launched-system";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const RUN_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -91,16 +90,7 @@ async function runFloor(context: SectionContext): Promise<FloorResults> {
     env: { LOG_LEVEL: LOG_LEVEL, RATE_LIMIT_PER_MINUTE: "100000000" },
   });
   context.defer(() => system.stop());
-  const tenant = await seedTenant({ adminUrl: system.adminUrl, adminToken: system.adminToken });
-  const key = await tenant.key();
-  const headers = { authorization: `Bearer ${key}` };
-  const created = await fetch(`${system.gatewayUrl}/v1/new-page`, {
-    method: "POST",
-    headers: { ...headers, "content-type": "application/json" },
-    body: JSON.stringify({ title: "Bench page", content: "A page read over and over by the benchmark." }),
-  });
-  if (created.status !== 201) throw new Error(`creating the page answered ${created.status}: ${await created.text()}\n${system.tail()}`);
-  const path = `/v1/new-page/${((await created.json()) as { id: string }).id}`;
+  const { headers, path } = await benchPage(system);
 
   const ports = await freePortBlock(2);
   const children: Child[] = [];

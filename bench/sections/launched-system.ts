@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
+import { seedTenant } from "../../tests/harness/tenant";
 import { childPids } from "./cpu";
 
 export interface LaunchedSystem {
@@ -95,4 +96,17 @@ export async function startThroughLauncher(options: { databaseUrl: string; redis
     throw error;
   }
   return { gatewayUrl, adminUrl: `http://127.0.0.1:${base + 1}`, adminToken, signingKey, pagesUrl: `http://127.0.0.1:${base + 2}`, pids, tail, stop };
+}
+
+/** A key of a fresh tenant and the path of one page it created: what every section that loads the full path reads. */
+export async function benchPage(system: LaunchedSystem): Promise<{ headers: Record<string, string>; path: string }> {
+  const tenant = await seedTenant({ adminUrl: system.adminUrl, adminToken: system.adminToken });
+  const headers = { authorization: `Bearer ${await tenant.key()}` };
+  const created = await fetch(`${system.gatewayUrl}/v1/new-page`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ title: "Bench page", content: "A page read over and over by the benchmark." }),
+  });
+  if (created.status !== 201) throw new Error(`creating the page answered ${created.status}: ${await created.text()}\n${system.tail()}`);
+  return { headers, path: `/v1/new-page/${((await created.json()) as { id: string }).id}` };
 }

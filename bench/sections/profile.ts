@@ -12,11 +12,10 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { commandFor, REPO_ROOT, startChild, stopChild, waitUntilOk, type ProcessName } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
-import { seedTenant } from "../../tests/harness/tenant";
 import { load } from "../load";
 import { summarize, summaryTable, type CpuProfile, type ProfileSummary } from "../profile/summarize";
 import type { Section, SectionContext } from "./index";
-import { startThroughLauncher, type LaunchedSystem } from "./launched-system";
+import { benchPage, startThroughLauncher, type LaunchedSystem } from "./launched-system";
 
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -106,14 +105,7 @@ async function runProfile(context: SectionContext): Promise<ProfileResults> {
           env: { ...profiled, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info", RATE_LIMIT_PER_MINUTE: "100000000" },
         });
   context.defer(() => system.stop());
-  const tenant = await seedTenant({ adminUrl: system.adminUrl, adminToken: system.adminToken });
-  const headers = { authorization: `Bearer ${await tenant.key()}` };
-  const created = await fetch(`${system.gatewayUrl}/v1/new-page`, {
-    method: "POST",
-    headers: { ...headers, "content-type": "application/json" },
-    body: JSON.stringify({ title: "Bench page", content: "A page read over and over by the benchmark." }),
-  });
-  const path = `/v1/new-page/${((await created.json()) as { id: string }).id}`;
+  const { headers, path } = await benchPage(system);
 
   log(`profile: ${SECONDS} s of load on the full path (${RUNTIME})`);
   const systemRun = await load({ url: system.gatewayUrl + path, headers, connections: CONNECTIONS, duration: SECONDS });
