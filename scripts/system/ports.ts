@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 
 function canListen(port: number): Promise<boolean> {
@@ -50,10 +51,32 @@ export async function assertPortsFree(uses: PortUse[]): Promise<void> {
   if (taken) throw new PortInUseError(taken.use);
 }
 
-/** A block of consecutive ports that are free now, away from the defaults people run by hand. */
+const BLOCKS_FROM = 20_000;
+
+/**
+ * Where the ports the kernel hands to outgoing connections begin (Linux's
+ * default where it cannot be read). A port chosen among them can be taken by
+ * any connection opened between the check and the listen (EADDRINUSE).
+ */
+function ephemeralPortsStart(): number {
+  try {
+    const start = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > 0 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A block of consecutive ports that are free now, away from the defaults
+ * people run by hand and below the ports of outgoing connections.
+ */
 export async function freePortBlock(count: number): Promise<number> {
+  const ephemeral = ephemeralPortsStart();
+  // A machine whose outgoing ports start low leaves no room below them: the old range, then.
+  const end = ephemeral - BLOCKS_FROM >= 2_000 ? ephemeral : BLOCKS_FROM + 20_000;
   for (let attempt = 0; attempt < 200; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    const base = BLOCKS_FROM + Math.floor(Math.random() * (end - BLOCKS_FROM - count));
     let free = true;
     for (let port = base; port < base + count && free; port++) free = await portIsFree(port);
     if (free) return base;
