@@ -25,7 +25,8 @@ import {
   verifyPrincipal,
   type Principal,
 } from "@ws/shared";
-import { requestMetrics } from "@ws/shared/src/observability/request-metrics.ts";
+import { httpMetrics } from "@ws/shared/src/observability/metrics.ts";
+import { countRequests, metricsRoute, routeLabels } from "@ws/shared/src/observability/request-metrics.ts";
 import { createApp } from "../../services/pages/src/app";
 import { pagesService } from "../../services/pages/src/definition";
 import { getPage } from "../../services/pages/src/pages/service";
@@ -101,23 +102,25 @@ try {
   lines.push(["+ as the requirePrincipal plugin instead (onRequest, WeakMap)", async () => withPlugin.handle(signed())]);
   const withSchemas = new Elysia({ normalize: "typebox" }).use(requirePrincipal([key])).get("/v1/new-page/:id", ({ request, params }) => pages.get(principalOf(request), params.id), route);
   lines.push(["+ route schemas (params, responses), normalize: typebox", async () => withSchemas.handle(signed())]);
-  const withMetrics = new Elysia({ normalize: "typebox" })
-    .use(requestMetrics({ validationCode: "validation_error" }))
-    .use(requirePrincipal([key]))
-    .get("/v1/new-page/:id", ({ request, params }) => pages.get(principalOf(request), params.id), route);
-  lines.push(["+ request metrics (onRequest, onError, onAfterResponse)", async () => withMetrics.handle(signed())]);
-  const withAll = new Elysia({ normalize: "typebox" })
-    .use(requestMetrics({ validationCode: "validation_error" }))
-    .use(errorHandler({ validationCode: "validation_error", logger }))
-    .use(jsonBodies())
-    .use(healthRoutes({ checks: { database: () => sql`select 1` }, isDraining: () => false }))
-    .use(requirePrincipal([key]))
-    .get("/v1/new-page/:id", ({ request, params }) => pages.get(principalOf(request), params.id), route);
-  lines.push(["+ error handler, JSON bodies, health routes", async () => withAll.handle(signed())]);
-  const app = createApp({ sql, principalKeys: [key], logger, isDraining: () => false });
-  lines.push(["the pages app itself (createApp: every route of the service)", async () => app.handle(signed())]);
+  // Counted as the service's front counts: around the fetch handler, by the route's template.
+  const counted = (app: { handle(request: Request): Promise<Response> }) =>
+    countRequests((request) => app.handle(request), httpMetrics(), routeLabels(["/v1/new-page/:id", "/healthz", "/readyz", "/metrics"]));
+  const withMetrics = counted(withSchemas);
+  lines.push(["+ request metrics (counted around the handler)", async () => withMetrics(signed())]);
+  const withAll = counted(
+    new Elysia({ normalize: "typebox" })
+      .use(metricsRoute(httpMetrics()))
+      .use(errorHandler({ validationCode: "validation_error", logger }))
+      .use(jsonBodies())
+      .use(healthRoutes({ checks: { database: () => sql`select 1` }, isDraining: () => false }))
+      .use(requirePrincipal([key]))
+      .get("/v1/new-page/:id", ({ request, params }) => pages.get(principalOf(request), params.id), route),
+  );
+  lines.push(["+ error handler, JSON bodies, health routes", async () => withAll(signed())]);
+  const app = counted(createApp({ sql, principalKeys: [key], logger, isDraining: () => false }));
+  lines.push(["the pages app itself (createApp: every route of the service)", async () => app(signed())]);
   const gate = concurrencyGate(20);
-  lines.push(["+ the concurrency gate (pool size 20): the service as it runs", async () => gate(() => app.handle(signed()))]);
+  lines.push(["+ the concurrency gate (pool size 20): the service as it runs", async () => gate(async () => app(signed()))]);
   const results = lines.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, [name, handle]] of lines.entries()) results[i]!.push(await cpuPerRequest(name, handle));

@@ -6,7 +6,7 @@ import { errorHandler } from "../http/error-handler";
 import { healthRoutes } from "../http/health";
 import { createLogger } from "./logger";
 import { httpMetrics, MetricsRegistry, PROMETHEUS_CONTENT_TYPE } from "./metrics";
-import { requestMetrics } from "./request-metrics";
+import { countRequests, metricsRoute, routeLabels } from "./request-metrics";
 
 describe("MetricsRegistry", () => {
   test("when counters, values read at scrape time and histograms are recorded, then the exposition is valid with cumulative buckets", () => {
@@ -52,11 +52,11 @@ describe("MetricsRegistry", () => {
   });
 });
 
-describe("requestMetrics", () => {
+describe("countRequests", () => {
   const app = () => {
     const metrics = httpMetrics();
     const instance = new Elysia()
-      .use(requestMetrics({ validationCode: "validation_error", metrics }))
+      .use(metricsRoute(metrics))
       .use(errorHandler({ validationCode: "validation_error", logger: createLogger("test", "silent") }))
       .get("/v1/things/:id", ({ params }) => {
         if (params.id === "missing") throw ApiError.notFound("No such thing.");
@@ -65,29 +65,45 @@ describe("requestMetrics", () => {
       .post("/v1/things", ({ set }) => {
         set.status = 201;
         return { ok: true };
+      })
+      .get("/v1/boom", () => {
+        throw new Error("a defect");
       });
-    return { metrics, instance };
+    const fetch = countRequests((request) => instance.fetch(request), metrics, routeLabels(["/v1/things/:id", "/v1/things", "/v1/boom", "/metrics"]));
+    return { metrics, fetch };
   };
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
-  test("when requests are answered, then they are counted by route template, method and status, never by raw path", async () => {
-    const { metrics, instance } = app();
-    await instance.handle(new Request("http://local/v1/things/1"));
-    await instance.handle(new Request("http://local/v1/things/2"));
-    await instance.handle(new Request("http://local/v1/things/missing"));
-    await instance.handle(new Request("http://local/v1/things", { method: "POST" }));
-    await instance.handle(new Request("http://local/no/such/path"));
-    await settle();
-    const response = await instance.handle(new Request("http://local/metrics"));
+  test("when requests are answered, then they are counted by route template, method and the status answered, never by raw path", async () => {
+    const { metrics, fetch } = app();
+    await fetch(new Request("http://local/v1/things/1"));
+    await fetch(new Request("http://local/v1/things/2/"));
+    await fetch(new Request("http://local/v1/things/missing?x=1"));
+    await fetch(new Request("http://local/v1/things", { method: "POST" }));
+    await fetch(new Request("http://local/v1/boom"));
+    await fetch(new Request("http://local/no/such/path"));
+    const response = await fetch(new Request("http://local/metrics"));
     expect(response.headers.get("content-type")).toBe(PROMETHEUS_CONTENT_TYPE);
     const families = parsePrometheusText(await response.text());
     const count = (labels: Record<string, string>) => sampleValue(families, "http_requests_total", labels);
     expect(count({ route: "/v1/things/:id", method: "GET", status: "200" })).toBe(2);
     expect(count({ route: "/v1/things/:id", method: "GET", status: "404" })).toBe(1);
     expect(count({ route: "/v1/things", method: "POST", status: "201" })).toBe(1);
+    expect(count({ route: "/v1/boom", method: "GET", status: "500" })).toBe(1);
     expect(count({ route: "unmatched", method: "GET", status: "404" })).toBe(1);
     expect(sampleValue(families, "http_request_duration_seconds_count", { route: "/v1/things/:id" })).toBe(3);
     expect(metrics.registry.expose()).not.toContain("/v1/things/1");
+  });
+
+  test("when the handler throws or its promise fails, then the request counts as a 500 and the error goes on", async () => {
+    const metrics = httpMetrics();
+    const labels = routeLabels(["/x"]);
+    const throwing = countRequests(() => {
+      throw new Error("at once");
+    }, metrics, labels);
+    const failing = countRequests(() => Promise.reject(new Error("later")), metrics, labels);
+    expect(() => throwing(new Request("http://local/x"))).toThrow("at once");
+    await expect(failing(new Request("http://local/x"))).rejects.toThrow("later");
+    expect(sampleValue(parsePrometheusText(metrics.registry.expose()), "http_requests_total", { route: "/x", method: "GET", status: "500" })).toBe(2);
   });
 });
 

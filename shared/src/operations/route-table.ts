@@ -12,7 +12,7 @@ interface CompiledPath {
 }
 
 /** `/v1/new-page/:id` → a pattern that takes one segment per parameter and an optional trailing slash. */
-function compile(path: string): RegExp {
+export function pathPattern(path: string): RegExp {
   const source = path
     .split("/")
     .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
@@ -29,9 +29,9 @@ export function allowedMethods(operations: readonly Pick<PublicOperation, "metho
 export function createRouteTable(operations: readonly PublicOperation[] = PUBLIC_OPERATION_LIST) {
   const paths: CompiledPath[] = [];
   for (const operation of operations) {
-    const existing = paths.find((entry) => entry.pattern.source === compile(operation.path).source);
+    const existing = paths.find((entry) => entry.pattern.source === pathPattern(operation.path).source);
     if (existing) existing.routes.push(operation);
-    else paths.push({ pattern: compile(operation.path), routes: [operation] });
+    else paths.push({ pattern: pathPattern(operation.path), routes: [operation] });
   }
   return {
     match(method: string, pathname: string): RouteMatch {

@@ -7,6 +7,8 @@ import { createLogger } from "../observability/logger";
 import { httpMetrics } from "../observability/metrics";
 import { registerProcessMetrics } from "../observability/process-metrics";
 import { readinessMetrics } from "../observability/readiness-metrics";
+import { countRequests, routeLabels } from "../observability/request-metrics";
+import { WORKSPACE_PURGE_PATH } from "./workspace-purge";
 import { signingKeyFrom } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
@@ -76,7 +78,8 @@ export interface ServiceDefinition {
 /** Reads the service's configuration, opens its database, migrates, and builds its app. */
 export async function bootService(service: ServiceDefinition, source: Record<string, string | undefined> = process.env): Promise<BootedProcess> {
   const env = envReader(source);
-  const bodyLimitBytes = Math.max(DEFAULT_MAX_BODY_BYTES, ...PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service.name).map((operation) => operation.maxBodyBytes));
+  const operations = PUBLIC_OPERATION_LIST.filter((operation) => operation.service === service.name);
+  const bodyLimitBytes = Math.max(DEFAULT_MAX_BODY_BYTES, ...operations.map((operation) => operation.maxBodyBytes));
   const config = {
     port: port(env, "PORT", service.defaultPort),
     host: listenHost(env, "HOST", "0.0.0.0"),
@@ -106,7 +109,11 @@ export async function bootService(service: ServiceDefinition, source: Record<str
         port: config.port,
         hostname: config.host,
         facing: "gateway",
-        fetch: serviceFront(app, { poolMax: config.database.poolMax, bodyLimitBytes, bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }) }),
+        fetch: countRequests(
+          serviceFront(app, { poolMax: config.database.poolMax, bodyLimitBytes, bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }) }),
+          metrics,
+          routeLabels([...operations.map((operation) => operation.path), ...UNAUTHENTICATED_SERVICE_PATHS, WORKSPACE_PURGE_PATH]),
+        ),
       },
     ],
     beginDrain: () => {

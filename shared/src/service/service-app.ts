@@ -5,8 +5,8 @@ import { healthRoutes } from "../http/health";
 import { jsonBodies } from "../http/json-body";
 import { requirePrincipal } from "../http/require-principal";
 import type { Logger } from "../observability/logger";
-import type { HttpMetrics } from "../observability/metrics";
-import { requestMetrics } from "../observability/request-metrics";
+import { httpMetrics, type HttpMetrics } from "../observability/metrics";
+import { metricsRoute } from "../observability/request-metrics";
 import type { PublicHandlers, ServiceOperationId } from "../operations/public-operations";
 import { PUBLIC_SERVICES, type ServiceName } from "../operations/public-operation";
 import type { VerificationKeys } from "../principal/internal-token";
@@ -21,7 +21,7 @@ export interface ServiceDeps {
   principalKeys: VerificationKeys;
   logger: Logger;
   isDraining: () => boolean;
-  /** The process's registry, with its process and pool metrics; absent in tests that build the app alone. */
+  /** The process's registry, with its process and pool metrics, which the front counts requests in; absent in tests that build the app alone. */
   metrics?: HttpMetrics;
   /** Told every /readyz answer, for the readiness metrics. */
   onReadiness?: (ready: boolean) => void;
@@ -29,7 +29,7 @@ export interface ServiceDeps {
 
 /**
  * A resource service: the error contract, probes, the principal check that
- * keeps it unreachable around the gateway, request metrics at `GET /metrics`,
+ * keeps it unreachable around the gateway, the metrics at `GET /metrics`,
  * and its operations of the public table, each answered by its handler.
  * Bodies are checked as sent: Elysia's default normalizer cleans a value before
  * checking it, so `"attendees": "x"` became `[{}]` and passed; TypeBox's only
@@ -45,7 +45,7 @@ export function serviceApp<Service extends ServiceName>(
   const { validationCode } = PUBLIC_SERVICES[service];
   registerDateTimeFormat();
   const app = new Elysia({ normalize: "typebox" })
-    .use(requestMetrics({ validationCode, metrics: deps.metrics }))
+    .use(metricsRoute(deps.metrics ?? httpMetrics()))
     .use(errorHandler({ validationCode, logger: deps.logger }))
     .use(jsonBodies())
     .use(healthRoutes({ checks: { database: () => deps.sql`select 1` }, isDraining: deps.isDraining, onReadiness: deps.onReadiness }))
