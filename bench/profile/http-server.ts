@@ -8,7 +8,7 @@
 import autocannon from "autocannon";
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { listenHttp1 } from "../../shared/src/runtime/bun";
+import { listenHttp1 } from "@ws/shared/runtime/bun";
 import { REPO_ROOT } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
 
