@@ -7,10 +7,10 @@
  */
 import autocannon from "autocannon";
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { listenHttp1 } from "@ws/shared/runtime/bun";
 import { REPO_ROOT } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
+import { processCpuSeconds } from "../sections/cpu";
 
 declare const Bun: { serve(options: Record<string, unknown>): unknown; sleep(ms: number): Promise<void> };
 
@@ -29,14 +29,7 @@ if (process.env.HTTP_SERVER_KIND) {
   process.on("SIGTERM", () => process.exit(0));
 } else {
   const ROUNDS = Number(process.env.ROUNDS ?? 3);
-  const cpuMicros = (pid: number) =>
-    readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
-      try {
-        return sum + Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1000;
-      } catch {
-        return sum;
-      }
-    }, 0);
+  const cpuMicros = (pid: number) => processCpuSeconds(pid) * 1e6;
   const run = (url: string, duration: number) =>
     new Promise<number>((resolve, reject) =>
       autocannon({ url, connections: 50, duration, headers: { authorization: "Bearer wsk_live_0123456789abcdefghijklmnopqrstuvwxyzABCDEF", accept: "*/*" } }, (error, result) =>

@@ -1,7 +1,7 @@
 import { HOP_ANSWER_HEADERS, upstreamTimeout, WHOLE_ANSWER_MAX_BYTES, type UpstreamAnswer, type UpstreamRequest } from "../upstream";
 import { ChunkedBody } from "./chunked-body";
 import type { Wire } from "./connection";
-import { EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
+import { chunkOf, EMPTY, HEAD_END, headWithBody, LAST_CHUNK } from "./fields";
 import { Outgoing } from "./outgoing";
 import type { HopDeadline } from "./hop-deadline";
 import { readResponseHead, type AnswerFraming } from "./response-head-reader";
@@ -176,10 +176,7 @@ export class ClientConnection implements SocketEvents {
       this.outgoing.write(body);
       return;
     }
-    const bytes = Buffer.allocUnsafe(head.length + body.byteLength);
-    bytes.write(head, 0, "latin1");
-    bytes.set(body, head.length);
-    this.outgoing.write(bytes);
+    this.outgoing.write(headWithBody(head, body));
   }
 
   /** Sends the body chunked as it is read, no faster than the socket takes it. */
@@ -192,12 +189,7 @@ export class ClientConnection implements SocketEvents {
         if (this.current !== exchange || this.closed) return;
         if (done) break;
         if (value.byteLength === 0) continue;
-        const size = value.byteLength.toString(16);
-        const chunk = Buffer.allocUnsafe(size.length + value.byteLength + 4);
-        chunk.write(`${size}\r\n`, 0, "latin1");
-        chunk.set(value, size.length + 2);
-        chunk.write("\r\n", chunk.length - 2, "latin1");
-        if (!this.outgoing.write(chunk)) await this.outgoing.writable();
+        if (!this.outgoing.write(chunkOf(value))) await this.outgoing.writable();
       }
     } catch (error) {
       // The client's body failed (too large, client gone): the service must not take what came as the whole body.

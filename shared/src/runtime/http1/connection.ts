@@ -1,7 +1,7 @@
 import { ApiError } from "../../errors/api-error";
 import type { FetchHandler } from "../runtime";
 import { ChunkedBody, ChunkedBodyError } from "./chunked-body";
-import { EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
+import { chunkOf, EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
 import { Outgoing } from "./outgoing";
 import { isRefusal, parseRequestHead, targetUrl, type RequestHead } from "./request-head";
 import { responseHead } from "./response-head";
@@ -33,7 +33,6 @@ const DRAIN_MAX_BYTES = 256 * 1024;
 /** A body of a declared length up to this is read whole from the handler's Response and sent in one write. */
 const WHOLE_BODY_MAX_BYTES = 64 * 1024;
 const CONTINUE = Buffer.from("HTTP/1.1 100 Continue\r\n\r\n");
-const CRLF = Buffer.from("\r\n");
 const WITHOUT_REQUEST_BODY = new Set(["GET", "HEAD"]);
 
 /** One request on the connection, from its head to the end of its answer and of its body. */
@@ -415,9 +414,7 @@ export class Http1Connection {
 
   private writeChunk(data: Uint8Array): boolean {
     if (data.byteLength === 0) return true;
-    this.write(Buffer.from(`${data.byteLength.toString(16)}\r\n`, "latin1"));
-    this.write(data);
-    return this.write(CRLF);
+    return this.write(chunkOf(data));
   }
 
   /** Writes now what the socket takes and keeps the rest for its drain; false when something is waiting. */

@@ -87,6 +87,25 @@ export function keepsAlive(minorVersion: number, connection: string): boolean {
 
 const joined = (list: string | undefined, value: string) => (list === undefined ? value : `${list}, ${value}`);
 
+/** A head (latin1 text, its empty line included) and a body after it, as one buffer: one write for both. */
+export function headWithBody(head: string, body?: Uint8Array): Buffer {
+  if (!body || body.byteLength === 0) return Buffer.from(head, "latin1");
+  const bytes = Buffer.allocUnsafe(head.length + body.byteLength);
+  bytes.write(head, 0, "latin1");
+  bytes.set(body, head.length);
+  return bytes;
+}
+
+/** One chunk of a chunked body (RFC 9112, 7.1): its size in hex, the data, CRLF; `data` must not be empty. */
+export function chunkOf(data: Uint8Array): Buffer {
+  const size = data.byteLength.toString(16);
+  const chunk = Buffer.allocUnsafe(size.length + data.byteLength + 4);
+  chunk.write(`${size}\r\n`, 0, "latin1");
+  chunk.set(data, size.length + 2);
+  chunk.write("\r\n", chunk.length - 2, "latin1");
+  return chunk;
+}
+
 /** The bytes that end a head. */
 export const HEAD_END = Buffer.from("\r\n\r\n");
 /** The last chunk of a chunked body, without trailers. */

@@ -1,3 +1,5 @@
+import { headWithBody } from "./fields";
+
 /** Reason phrases of the statuses answered here; clients ignore the phrase, so any other status goes without one. */
 const REASONS: Record<number, string> = {
   100: "Continue",
@@ -74,9 +76,5 @@ export function responseHead(response: Response, options: HeadOptions, body?: Ui
   if (options.length !== undefined) text += `content-length: ${options.length}\r\n`;
   if (options.chunked) text += "transfer-encoding: chunked\r\n";
   text += "\r\n";
-  if (!body || body.byteLength === 0) return Buffer.from(text, "latin1");
-  const bytes = Buffer.allocUnsafe(text.length + body.byteLength);
-  bytes.write(text, 0, "latin1");
-  bytes.set(body, text.length);
-  return bytes;
+  return headWithBody(text, body);
 }
