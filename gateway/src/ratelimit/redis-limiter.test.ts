@@ -13,6 +13,16 @@ function hashedPart(key: string): string {
   const close = open < 0 ? -1 : key.indexOf("}", open + 1);
   return close > open + 1 ? key.slice(open + 1, close) : key;
 }
+/** Runs `work` and counts the rate-limit script calls Redis executed meanwhile (from INFO commandstats). */
+async function scriptCalls<T>(work: () => Promise<T>): Promise<{ result: T; count: number }> {
+  const evalshaCalls = async () => {
+    const stats = await redis!.info("commandstats");
+    return ["eval", "evalsha"].reduce((sum, name) => sum + Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+  };
+  const before = await evalshaCalls();
+  const result = await work();
+  return { result, count: (await evalshaCalls()) - before };
+}
 const unique = () => `${process.pid}_${Date.now()}_${Math.random().toString(36).slice(2)}`;
 
 describe("redis keys", () => {
@@ -52,6 +62,50 @@ describe.skipIf(!url)("redis limiter scripts", () => {
     const stale = await limiter.hit(key, { window: window - 1, count: 7 });
     // A straddled minute restarts the count; only check within one window.
     if (first.resetAt === stale.resetAt) expect([first.count, carried.count, stale.count]).toEqual([1, 9, 10]);
+  });
+
+  test("when many requests of one key arrive together, then they share one script call and are decided as if counted one after another", async () => {
+    const limiter = createRedisLimiter(redis!, { suspendAfterMultiple: 2, suspendSeconds: 60 });
+    const workspaceId = `ws_${unique()}`;
+    const key = { id: "key_1", workspaceId, limit: 5 };
+    await limiter.hit({ ...key, id: "key_warm" }); // loads the script, so the count below is of calls alone
+    const calls = await scriptCalls(() => Promise.all(Array.from({ length: 12 }, () => limiter.hit(key))));
+    const decisions = calls.result;
+    // A straddled minute splits the batch's window; only check within one.
+    if (decisions[0]!.resetAt !== decisions[11]!.resetAt) return;
+    expect(calls.count).toBe(1);
+    expect(decisions.map((d) => d.count)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(decisions.map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
+    // Past 2 × 5 the key is suspended: from the 11th request on, not before.
+    expect(decisions.map((d) => d.outcome)).toEqual([...Array(5).fill("allowed"), ...Array(5).fill("limited"), "suspended", "suspended"]);
+    expect(decisions[10]!.retryAfter).toBe(60);
+    expect(await redis!.exists(redisKeys.suspension(workspaceId, "key_1"))).toBe(1);
+    const next = await limiter.hit(key);
+    if (next.resetAt === decisions[0]!.resetAt) expect([next.count, next.outcome]).toEqual([13, "suspended"]);
+  });
+
+  test("when a key is already suspended, then every request of a batch is refused as suspended", async () => {
+    const limiter = createRedisLimiter(redis!, { suspendAfterMultiple: 2, suspendSeconds: 60 });
+    const workspaceId = `ws_${unique()}`;
+    await redis!.set(redisKeys.suspension(workspaceId, "key_1"), "1", "EX", 30);
+    const decisions = await Promise.all(Array.from({ length: 3 }, () => limiter.hit({ id: "key_1", workspaceId, limit: 100 })));
+    expect(decisions.map((d) => d.outcome)).toEqual(["suspended", "suspended", "suspended"]);
+    expect(decisions.every((d) => d.retryAfter > 0 && d.retryAfter <= 30)).toBe(true);
+  });
+
+  test("when two keys and two limits of one key arrive together, then each is counted on its own", async () => {
+    const limiter = createRedisLimiter(redis!, { suspendAfterMultiple: 2, suspendSeconds: 60 });
+    const workspaceId = `ws_${unique()}`;
+    const [a1, b1, a2, aOther] = await Promise.all([
+      limiter.hit({ id: "key_a", workspaceId, limit: 10 }),
+      limiter.hit({ id: "key_b", workspaceId, limit: 10 }),
+      limiter.hit({ id: "key_a", workspaceId, limit: 10 }),
+      limiter.hit({ id: "key_a", workspaceId, limit: 3 }),
+    ]);
+    if (a1!.resetAt !== aOther!.resetAt) return;
+    expect(b1!.count).toBe(1);
+    expect([a1!.count, a2!.count, aOther!.count].sort()).toEqual([1, 2, 3]);
+    expect(aOther!.limit).toBe(3);
   });
 
   test("when an address keeps failing, then the shared counter refuses it past the limit with a Retry-After within the minute", async () => {

@@ -3,23 +3,32 @@ import { decide, WINDOW_SECONDS, type LimitedKey, type RateLimitDecision, type R
 import { redisKeys } from "./redis-keys";
 
 /**
- * One atomic round trip per request: count the request in the key's current
- * clock-minute window (Redis's clock, so every replica agrees), suspend a key
- * that crosses the threshold (once per window, so a short suspension really
- * ends), and read the workspace's credential epoch. The three KEYS share the
- * workspace's hash tag, so the script runs on one Redis Cluster slot.
+ * One atomic round trip per batch of a key's requests: count them in the key's
+ * current clock-minute window (Redis's clock, so every replica agrees), suspend
+ * a key that crosses the threshold (once per window, so a short suspension
+ * really ends), and read the workspace's credential epoch. The three KEYS share
+ * the workspace's hash tag, so the script runs on one Redis Cluster slot.
+ *
+ * A batch of n requests adds n at once; request i of the batch holds count
+ * `count − n + 1 + i`, exactly what n calls one after another would have given
+ * it, so the limit, the remaining count and the suspension are decided per
+ * request as before. When the batch sets the suspension, it applies from the
+ * first count past the threshold (the 6th value), as it would have one call at
+ * a time; a suspension already running applies to the whole batch (0).
  *
  * Requests a replica counted in memory while Redis was down come along with
- * its next request (ARGV 2 and 3, only then) and are added when they belong to
- * the current window, so the count in Redis includes what was admitted without it.
+ * its next request (ARGV 3 and 4, only then, in a batch of one) and are added
+ * when they belong to the current window, so the count in Redis includes what
+ * was admitted without it.
  *
  * The suspension policy and the window are the same for every call, so they are
  * written into the script rather than sent each time: every argument costs the
- * gateway CPU on every request.
+ * gateway CPU on every call.
  *
  * KEYS: counter hash {w: window, c: count, s: suspended this window}, suspension marker, epoch.
- * ARGV: limit[, requests counted elsewhere, their window].
- * Returns: count, Redis TIME seconds, microseconds, milliseconds of suspension left, epoch.
+ * ARGV: limit[, requests in the batch (1 when absent)[, requests counted elsewhere, their window]].
+ * Returns: count, Redis TIME seconds, microseconds, milliseconds of suspension left, epoch,
+ * the first count the suspension applies to.
  */
 function hitScript(policy: SuspensionPolicy): string {
   const multiple = Number(policy.suspendAfterMultiple);
@@ -28,8 +37,9 @@ function hitScript(policy: SuspensionPolicy): string {
   return `
 local now = redis.call('TIME')
 local window = math.floor(tonumber(now[1]) / ${WINDOW_SECONDS})
-local add = 1
-if ARGV[3] and tonumber(ARGV[3]) == window then add = add + tonumber(ARGV[2]) end
+local batch = tonumber(ARGV[2] or 1)
+local add = batch
+if ARGV[4] and tonumber(ARGV[4]) == window then add = add + tonumber(ARGV[3]) end
 local count
 if tonumber(redis.call('HGET', KEYS[1], 'w')) == window then
   count = redis.call('HINCRBY', KEYS[1], 'c', add)
@@ -41,18 +51,21 @@ else
 end
 local suspended = redis.call('PTTL', KEYS[2])
 if suspended < 0 then suspended = 0 end
-if suspended == 0 and count > tonumber(ARGV[1]) * ${multiple} and redis.call('HSETNX', KEYS[1], 's', 1) == 1 then
+local from = 0
+local threshold = tonumber(ARGV[1]) * ${multiple}
+if suspended == 0 and count > threshold and redis.call('HSETNX', KEYS[1], 's', 1) == 1 then
   redis.call('SET', KEYS[2], '1', 'EX', ${seconds})
   suspended = ${seconds * 1000}
+  from = math.max(count - batch + 1, math.floor(threshold) + 1)
 end
 local epoch = redis.call('GET', KEYS[3]) or '0'
-return {count, now[1], now[2], suspended, epoch}
+return {count, now[1], now[2], suspended, epoch, from}
 `;
 }
 
 type RedisClient = Redis | Cluster;
-type HitReply = [number, string, string, number, string];
-type HitCommand = (counter: string, suspension: string, epoch: string, limit: number, ...countedElsewhere: number[]) => Promise<HitReply>;
+type HitReply = [number, string, string, number, string, number];
+type HitCommand = (counter: string, suspension: string, epoch: string, limit: number, ...rest: number[]) => Promise<HitReply>;
 
 /** Requests of one key counted outside Redis, in one window. */
 export interface CountedElsewhere {
@@ -64,19 +77,80 @@ export interface RedisLimiter extends RateLimiter {
   hit(key: LimitedKey, countedElsewhere?: CountedElsewhere): Promise<RateLimitDecision>;
 }
 
+/** A key's requests waiting for the same round trip; `size` is final once the batch is sent. */
+interface Batch {
+  key: LimitedKey;
+  size: number;
+  reply: Promise<HitReply>;
+  resolve(reply: HitReply): void;
+  reject(error: unknown): void;
+}
+
+/** Request `index` (from 0) of a batch of `size`, decided as if the batch's requests had been counted one after another. */
+export function decisionInBatch(reply: HitReply, limit: number, index: number, size: number): RateLimitDecision {
+  const [total, seconds, micros, suspendedMs, epoch, suspendedFrom] = reply;
+  const count = Number(total) - size + 1 + index;
+  const now = Number(seconds) + Number(micros) / 1_000_000;
+  const suspended = Number(suspendedMs) > 0 && count >= Number(suspendedFrom) ? Number(suspendedMs) / 1000 : 0;
+  return decide(count, limit, now, suspended, String(epoch));
+}
+
+/**
+ * Requests of one key that arrive in the same turn of the event loop share one
+ * script call (a hot key is where the gateway spends its Redis time); they are
+ * sent when the loop has read what is ready, so a lone request waits for
+ * nothing but that turn. Keys differ: their calls still leave together through
+ * ioredis's auto-pipelining.
+ */
 export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy): RedisLimiter {
   // Named by the policy: two limiters with different policies on one client each get their own script.
   const command = `rateLimitHit_${policy.suspendAfterMultiple}_${policy.suspendSeconds}`.replace(/\W/g, "_");
   redis.defineCommand(command, { numberOfKeys: 3, lua: hitScript(policy) });
   const hitCommand = (redis as unknown as Record<string, HitCommand>)[command]!.bind(redis);
+  const keysOf = (key: LimitedKey) => [redisKeys.counter(key.workspaceId, key.id), redisKeys.suspension(key.workspaceId, key.id), redisKeys.authEpoch(key.workspaceId)] as const;
+  /** Batches not sent yet, by key id and limit (a key whose limit changed mid-turn starts a batch of its own). */
+  const open = new Map<string, Batch>();
+  let scheduled = false;
+
+  const send = (batch: Batch) => {
+    const { key, size } = batch;
+    try {
+      (size === 1 ? hitCommand(...keysOf(key), key.limit) : hitCommand(...keysOf(key), key.limit, size)).then(batch.resolve, batch.reject);
+    } catch (error) {
+      batch.reject(error);
+    }
+  };
+  const sendAll = () => {
+    scheduled = false;
+    const batches = [...open.values()];
+    open.clear();
+    for (const batch of batches) send(batch);
+  };
+  const openBatch = (key: LimitedKey): Batch => {
+    const batch = { key, size: 0 } as Batch;
+    batch.reply = new Promise<HitReply>((resolve, reject) => Object.assign(batch, { resolve, reject }));
+    return batch;
+  };
+
   return {
     async hit(key: LimitedKey, countedElsewhere?: CountedElsewhere): Promise<RateLimitDecision> {
-      const keys = [redisKeys.counter(key.workspaceId, key.id), redisKeys.suspension(key.workspaceId, key.id), redisKeys.authEpoch(key.workspaceId)] as const;
-      const [count, seconds, micros, suspendedMs, epoch] = countedElsewhere
-        ? await hitCommand(...keys, key.limit, countedElsewhere.count, countedElsewhere.window)
-        : await hitCommand(...keys, key.limit);
-      const now = Number(seconds) + Number(micros) / 1_000_000;
-      return decide(Number(count), key.limit, now, Number(suspendedMs) / 1000, String(epoch));
+      if (countedElsewhere) {
+        const reply = await hitCommand(...keysOf(key), key.limit, 1, countedElsewhere.count, countedElsewhere.window);
+        return decisionInBatch(reply, key.limit, 0, 1);
+      }
+      const id = `${key.workspaceId} ${key.id} ${key.limit}`;
+      let batch = open.get(id);
+      if (!batch) {
+        batch = openBatch(key);
+        open.set(id, batch);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(sendAll);
+        }
+      }
+      const index = batch.size++;
+      const reply = await batch.reply;
+      return decisionInBatch(reply, key.limit, index, batch.size);
     },
     async close() {},
   };
