@@ -87,7 +87,7 @@ interface Batch {
 }
 
 /** Request `index` (from 0) of a batch of `size`, decided as if the batch's requests had been counted one after another. */
-export function decisionInBatch(reply: HitReply, limit: number, index: number, size: number): RateLimitDecision {
+function decisionInBatch(reply: HitReply, limit: number, index: number, size: number): RateLimitDecision {
   const [total, seconds, micros, suspendedMs, epoch, suspendedFrom] = reply;
   const count = Number(total) - size + 1 + index;
   const now = Number(seconds) + Number(micros) / 1_000_000;
