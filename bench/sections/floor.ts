@@ -15,16 +15,17 @@ import { cpuPerRequest, cpuSnapshot, loadAverage, type ProcessGroups } from "./c
 import type { Section, SectionContext } from "./index";
 import { benchPage, startThroughLauncher } from "./launched-system";
 
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const RUN_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+/** The load both the floor and the ladder sections measure under. */
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const RUN_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_FLOOR_ROUNDS ?? 3);
 const OPEN_SECONDS = Number(process.env.BENCH_OPEN_SECONDS ?? 10);
 const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS ?? 2);
 /** The system as deployed: request logs on. BENCH_LOG_LEVEL=warn shows what they cost. */
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
+export const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 /** The floor's pool, 50 as the issue defines it; on a PostgreSQL shared with others, fewer may be kinder. */
-const FLOOR_POOL = process.env.BENCH_FLOOR_POOL ?? "50";
-const BUN = `${REPO_ROOT}node_modules/.bin/bun`;
+export const FLOOR_POOL = process.env.BENCH_FLOOR_POOL ?? "50";
+export const BUN = `${REPO_ROOT}node_modules/.bin/bun`;
 
 /** Columns of the CPU tables, in the order a request meets them. */
 export const ROLES = ["load generator", "launcher", "gateway", "pages", "calendar", "redis-server", "postgres", "postgres aux (shared)"] as const;
