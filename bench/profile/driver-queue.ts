@@ -15,9 +15,8 @@
  * query costs more than the last: the throughput decays within a minute.
  */
 import postgres from "postgres";
-import { randomUUID } from "node:crypto";
-import { concurrencyGate, migrate } from "@ws/shared";
-import { pagesService } from "../../services/pages/src/definition";
+import { concurrencyGate } from "@ws/shared";
+import { seedPageRow } from "./page-row";
 import { testStorage } from "../../tests/harness/database";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/test";
@@ -29,10 +28,7 @@ const EVERY = 5;
 const storage = await testStorage();
 const setup = postgres(storage.databaseUrl!, { max: 1, onnotice: () => {} });
 try {
-  await migrate(setup, "pages", pagesService.migrations);
-  const workspaceId = randomUUID();
-  const pageId = randomUUID();
-  await setup`insert into pages (id, workspace_id, title, content, created_at, updated_at) values (${pageId}, ${workspaceId}, 'Bench page', '', now(), now())`;
+  const { workspaceId, pageId } = await seedPageRow(setup);
 
   for (const gated of [false, true]) {
     const sql = postgres(storage.databaseUrl!, { max: POOL, onnotice: () => {} });

@@ -15,7 +15,6 @@ import {
   ErrorObject,
   healthRoutes,
   jsonBodies,
-  migrate,
   Page,
   PERMISSION_LEVELS,
   principalOf,
@@ -28,7 +27,7 @@ import {
 import { httpMetrics } from "@ws/shared/src/observability/metrics.ts";
 import { countRequests, metricsRoute, routeLabels } from "@ws/shared/src/observability/request-metrics.ts";
 import { createApp } from "../../services/pages/src/app";
-import { pagesService } from "../../services/pages/src/definition";
+import { seedPageRow } from "./page-row";
 import { getPage } from "../../services/pages/src/pages/service";
 import { testStorage } from "../../tests/harness/database";
 import postgres from "postgres";
@@ -62,10 +61,7 @@ async function cpuPerRequest(name: string, handle: () => Promise<Response>) {
 const storage = await testStorage();
 const sql = postgres(storage.databaseUrl!, { max: 20, onnotice: () => {} });
 try {
-  await migrate(sql, "pages", pagesService.migrations);
-  const workspaceId = randomUUID();
-  const pageId = randomUUID();
-  await sql`insert into pages (id, workspace_id, title, content, created_at, updated_at) values (${pageId}, ${workspaceId}, 'Bench page', 'A page read over and over by the benchmark.', now(), now())`;
+  const { workspaceId, pageId } = await seedPageRow(sql);
   const path = `/v1/new-page/${pageId}`;
   const url = `http://127.0.0.1:1${path}`;
   const key = signingKeyFrom("s".repeat(43));
