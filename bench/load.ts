@@ -74,3 +74,6 @@ export const median = (values: number[]) => {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
+
+/** a / b to three decimals: how the bench prints its ratios. */
+export const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;

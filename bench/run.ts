@@ -25,7 +25,7 @@ import {
   type SeededWorkspace as Tenant,
   type ThrowawayStorage as TestStorage,
 } from "../scripts/system";
-import { load, median, sequentialLatency, type LoadFigures } from "./load";
+import { load, median, ratio, sequentialLatency, type LoadFigures } from "./load";
 import { cpuSeconds, describeMachine, memorySampler, redisServerPid } from "./machine";
 import { growPages, LIST_QUERIES } from "./scale";
 import { markdownReport } from "./report";
@@ -91,7 +91,6 @@ function medianBreakdown(rounds: Record<string, number>[]): Record<string, numbe
 }
 
 const summary = (figures: LoadFigures) => ({ ...figures, per_second: undefined });
-const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 
 async function gatewayCost(storage: TestStorage) {
   const mark = cleanups.length;

@@ -21,21 +21,24 @@ const upstream = process.env.PAGES_URL!;
 const principal = process.env.PRINCIPAL ? (JSON.parse(process.env.PRINCIPAL) as Principal) : undefined;
 const signingKey = process.env.INTERNAL_SIGNING_KEY ? signingKeyFrom(process.env.INTERNAL_SIGNING_KEY) : undefined;
 const tokens = new Map<string, { token: string; signedAt: number }>();
-function principalHeaders(path: string): Record<string, string> | undefined {
-  if (!principal || !signingKey) return undefined;
-  let signed = tokens.get(path);
-  if (!signed || Date.now() - signed.signedAt > 20_000) {
-    signed = { token: signPrincipal(principal, { method: "GET", path }, signingKey), signedAt: Date.now() };
-    tokens.set(path, signed);
-  }
-  return { [PRINCIPAL_HEADER]: signed.token };
-}
+/** Absent unless configured: the floor itself fetches exactly as before. */
+const principalHeaders =
+  principal && signingKey
+    ? (path: string): RequestInit => {
+        let signed = tokens.get(path);
+        if (!signed || Date.now() - signed.signedAt > 20_000) {
+          signed = { token: signPrincipal(principal, { method: "GET", path }, signingKey), signedAt: Date.now() };
+          tokens.set(path, signed);
+        }
+        return { headers: { [PRINCIPAL_HEADER]: signed.token } };
+      }
+    : undefined;
 
 const app = new Elysia().get("/v1/new-page/:id", async ({ params }) => {
   const counter = `bench-floor:${process.pid}:${Math.floor(Date.now() / 60_000)}`;
   await redis.pipeline().incr(counter).expire(counter, 120).exec();
   const path = `/v1/new-page/${params.id}`;
-  const response = await fetch(upstream + path, { headers: principalHeaders(path) });
+  const response = await fetch(upstream + path, principalHeaders?.(path));
   return new Response(response.body, { status: response.status, headers: response.headers });
 });
 app.listen({ port: Number(process.env.PORT), hostname: "127.0.0.1" });

@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { Redis } from "ioredis";
+import type postgres from "postgres";
 
 /**
  * CPU time of a process in seconds: the sum of its threads' run time from
@@ -69,3 +71,23 @@ export function childPids(parent: number): { pid: number; cmdline: string }[] {
 
 /** The 1-minute load average: on a shared machine, what else was running. */
 export const loadAverage = () => Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
+
+/**
+ * The shared servers on the path: redis-server (when it runs on this machine,
+ * its pid from `INFO server`), this benchmark database's PostgreSQL backends
+ * (the server may serve other databases too) and PostgreSQL's auxiliary
+ * processes, read through `monitor`, a connection of the benchmark's own.
+ */
+export async function serverGroups(redisUrl: string, monitor: postgres.Sql): Promise<Record<"redis-server" | "postgres" | "postgres aux (shared)", ProcessGroups[string]>> {
+  const redis = new Redis(redisUrl, { lazyConnect: true });
+  await redis.connect();
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);
+  redis.disconnect();
+  const local = ["127.0.0.1", "localhost", "[::1]"].includes(new URL(redisUrl).hostname);
+  const pidsOf = async (rows: Promise<{ pid: number }[]>) => (await rows).map((row) => row.pid);
+  return {
+    "redis-server": () => (local && redisPid ? [redisPid] : []),
+    postgres: () => pidsOf(monitor<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`),
+    "postgres aux (shared)": () => pidsOf(monitor<{ pid: number }[]>`select pid from pg_stat_activity where backend_type <> 'client backend'`),
+  };
+}

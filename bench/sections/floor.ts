@@ -5,13 +5,12 @@
  * maximum throughput (closed loop), latency at a fixed rate (open loop at half
  * the floor's maximum), and the CPU every process on the path spends per request.
  */
-import { Redis } from "ioredis";
 import postgres from "postgres";
 import { REPO_ROOT, startChild, stopChild, waitUntilOk, type Child } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
-import { load, median, type LoadFigures } from "../load";
+import { load, median, ratio, type LoadFigures } from "../load";
 import { openLoop, type OpenLoopFigures } from "../open-loop";
-import { cpuPerRequest, cpuSnapshot, loadAverage, type ProcessGroups } from "./cpu";
+import { cpuPerRequest, cpuSnapshot, loadAverage, serverGroups, type ProcessGroups } from "./cpu";
 import type { Section, SectionContext } from "./index";
 import { benchPage, startThroughLauncher } from "./launched-system";
 
@@ -26,6 +25,13 @@ export const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 /** The floor's pool, 50 as the issue defines it; on a PostgreSQL shared with others, fewer may be kinder. */
 export const FLOOR_POOL = process.env.BENCH_FLOOR_POOL ?? "50";
 export const BUN = `${REPO_ROOT}node_modules/.bin/bun`;
+
+/** Starts one of the floor's apps (bench/floor/) for this section, stopped when the bench ends. */
+export function startFloorApp(context: SectionContext, name: string, script: string, env: Record<string, string>): Child {
+  const child = startChild(name, [BUN, `${REPO_ROOT}bench/floor/${script}`], { ...(process.env as Record<string, string>), ...env }, (who, line) => console.log(`[${who}] ${line}`));
+  context.defer(() => stopChild(child));
+  return child;
+}
 
 /** Columns of the CPU tables, in the order a request meets them. */
 export const ROLES = ["load generator", "launcher", "gateway", "pages", "calendar", "redis-server", "postgres", "postgres aux (shared)"] as const;
@@ -70,8 +76,6 @@ export interface FloorResults {
   cpu_ratio: number;
 }
 
-const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
-
 /** Per role, the median over the runs, plus the total. */
 function medianCpu(runs: { cpu_us_per_request: Record<string, number> }[]): Record<string, number> {
   const breakdown = Object.fromEntries(ROLES.map((role) => [role, median(runs.map((run) => run.cpu_us_per_request[role] ?? 0))]));
@@ -94,16 +98,9 @@ async function runFloor(context: SectionContext): Promise<FloorResults> {
   const { headers, path } = await benchPage(system);
 
   const ports = await freePortBlock(2);
-  const children: Child[] = [];
-  const startFloor = (name: string, script: string, env: Record<string, string>) => {
-    const child = startChild(name, [BUN, `${REPO_ROOT}bench/floor/${script}`], { ...(process.env as Record<string, string>), ...env }, (who, line) => console.log(`[${who}] ${line}`));
-    children.push(child);
-    context.defer(() => stopChild(child));
-    return child;
-  };
   const floorPagesUrl = `http://127.0.0.1:${ports + 1}`;
-  const floorPages = startFloor("floor-pages", "pages.ts", { PORT: String(ports + 1), DATABASE_URL: storage.databaseUrl, POOL_MAX: FLOOR_POOL });
-  const floorGateway = startFloor("floor-gateway", "gateway.ts", { PORT: String(ports), REDIS_URL: redisUrl, PAGES_URL: floorPagesUrl });
+  const floorPages = startFloorApp(context, "floor-pages", "pages.ts", { PORT: String(ports + 1), DATABASE_URL: storage.databaseUrl, POOL_MAX: FLOOR_POOL });
+  const floorGateway = startFloorApp(context, "floor-gateway", "gateway.ts", { PORT: String(ports), REDIS_URL: redisUrl, PAGES_URL: floorPagesUrl });
   const floorUrl = `http://127.0.0.1:${ports}`;
   await waitUntilOk(floorPagesUrl + path, floorPages, 20_000);
   await waitUntilOk(floorUrl + path, floorGateway, 20_000);
@@ -116,15 +113,7 @@ async function runFloor(context: SectionContext): Promise<FloorResults> {
   // Whose CPU to count. Postgres backends are this database's connections (the shared server also serves others).
   const monitor = postgres(storage.databaseUrl, { max: 1, onnotice: () => {} });
   context.defer(() => monitor.end());
-  const backends = async () => (await monitor<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`).map((row) => row.pid);
-  const auxiliary = async () => (await monitor<{ pid: number }[]>`select pid from pg_stat_activity where backend_type <> 'client backend'`).map((row) => row.pid);
-  const redis = new Redis(redisUrl, { lazyConnect: true });
-  await redis.connect();
-  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);
-  redis.disconnect();
-  const local = ["127.0.0.1", "localhost", "[::1]"];
-  const redisPids = () => (local.includes(new URL(redisUrl).hostname) && redisPid ? [redisPid] : []);
-  const common: ProcessGroups = { "redis-server": redisPids, postgres: backends, "postgres aux (shared)": auxiliary };
+  const common = await serverGroups(redisUrl, monitor);
   const groups: Record<Kind, ProcessGroups> = {
     floor: { gateway: () => [floorGateway.process.pid!], pages: () => [floorPages.process.pid!], ...common },
     system: {

@@ -14,21 +14,20 @@
  * Each step's throughput over the floor's, and the CPU every process spent per
  * request, so the gap splits into the service's share, the gateway's and Redis's.
  */
-import { Redis } from "ioredis";
 import postgres from "postgres";
 import { randomUUID } from "node:crypto";
 import { PERMISSION_LEVELS, type Principal } from "@ws/shared";
-import { REPO_ROOT, startChild, stopChild, waitUntilOk, type Child } from "../../scripts/system/processes";
+import { waitUntilOk } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
-import { load, median } from "../load";
-import { cpuPerRequest, cpuSnapshot, type ProcessGroups } from "./cpu";
-import { BUN, CONNECTIONS, FLOOR_POOL, LOG_LEVEL, RUN_SECONDS } from "./floor";
+import { load, median, ratio } from "../load";
+import { cpuPerRequest, cpuSnapshot, serverGroups, type ProcessGroups } from "./cpu";
+import { CONNECTIONS, FLOOR_POOL, LOG_LEVEL, RUN_SECONDS, startFloorApp } from "./floor";
 import type { Section, SectionContext } from "./index";
 import { benchPage, startThroughLauncher, type LaunchedSystem } from "./launched-system";
 
 const ROUNDS = Number(process.env.BENCH_LADDER_ROUNDS ?? 3);
 
-export const LADDER_ROLES = ["load generator", "launcher", "front", "pages", "redis-server", "postgres"] as const;
+const LADDER_ROLES = ["load generator", "launcher", "front", "pages", "redis-server", "postgres"] as const;
 
 interface Step {
   name: string;
@@ -64,8 +63,6 @@ export interface LadderResults {
   }[];
 }
 
-const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
-
 async function runLadder(context: SectionContext): Promise<LadderResults> {
   const { storage, log } = context;
   if (!storage.databaseUrl) throw new Error("the ladder section needs DATABASE_URL (real PostgreSQL)");
@@ -97,15 +94,10 @@ async function runLadder(context: SectionContext): Promise<LadderResults> {
   };
 
   const ports = await freePortBlock(3);
-  const start = (name: string, script: string, env: Record<string, string>): Child => {
-    const child = startChild(name, [BUN, `${REPO_ROOT}bench/floor/${script}`], { ...(process.env as Record<string, string>), ...env }, (who, line) => console.log(`[${who}] ${line}`));
-    context.defer(() => stopChild(child));
-    return child;
-  };
   const floorPagesUrl = `http://127.0.0.1:${ports + 1}`;
-  const floorPages = start("floor-pages", "pages.ts", { PORT: String(ports + 1), DATABASE_URL: storage.databaseUrl, POOL_MAX: FLOOR_POOL });
-  const floorGateway = start("floor-gateway", "gateway.ts", { PORT: String(ports), REDIS_URL: redisUrl, PAGES_URL: floorPagesUrl });
-  const frontOfPages = start("floor-gateway-to-pages", "gateway.ts", {
+  const floorPages = startFloorApp(context, "floor-pages", "pages.ts", { PORT: String(ports + 1), DATABASE_URL: storage.databaseUrl, POOL_MAX: FLOOR_POOL });
+  const floorGateway = startFloorApp(context, "floor-gateway", "gateway.ts", { PORT: String(ports), REDIS_URL: redisUrl, PAGES_URL: floorPagesUrl });
+  const frontOfPages = startFloorApp(context, "floor-gateway-to-pages", "gateway.ts", {
     PORT: String(ports + 2),
     REDIS_URL: redisUrl,
     PAGES_URL: full.pagesUrl,
@@ -116,13 +108,8 @@ async function runLadder(context: SectionContext): Promise<LadderResults> {
   await waitUntilOk(`http://127.0.0.1:${ports}${fullPage.path}`, floorGateway, 20_000);
   await waitUntilOk(`http://127.0.0.1:${ports + 2}${fullPage.path}`, frontOfPages, 20_000);
 
-  const redis = new Redis(redisUrl, { lazyConnect: true });
-  await redis.connect();
-  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);
-  redis.disconnect();
-  const redisPids = () => (["127.0.0.1", "localhost", "[::1]"].includes(new URL(redisUrl).hostname) && redisPid ? [redisPid] : []);
-  const backends = async () => (await monitor<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`).map((row) => row.pid);
-  const common: ProcessGroups = { "load generator": () => [process.pid], "redis-server": redisPids, postgres: backends };
+  const { "redis-server": redisServer, postgres: backends } = await serverGroups(redisUrl, monitor);
+  const common: ProcessGroups = { "load generator": () => [process.pid], "redis-server": redisServer, postgres: backends };
   const ofSystem = (system: LaunchedSystem): ProcessGroups => ({ ...common, launcher: () => [system.pids.launcher], front: () => [system.pids.gateway], pages: () => [system.pids.pages] });
 
   const steps: Step[] = [
