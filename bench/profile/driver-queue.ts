@@ -15,7 +15,7 @@
  * query costs more than the last: the throughput decays within a minute.
  */
 import postgres from "postgres";
-import { concurrencyGate } from "@ws/shared";
+import { concurrencyGate, connectionLanes } from "@ws/shared";
 import { seedPageRow } from "./page-row";
 import { testStorage } from "../../tests/harness/database";
 
@@ -30,11 +30,12 @@ const setup = postgres(storage.databaseUrl!, { max: 1, onnotice: () => {} });
 try {
   const { workspaceId, pageId } = await seedPageRow(setup);
 
-  for (const gated of [false, true]) {
-    const sql = postgres(storage.databaseUrl!, { max: POOL, onnotice: () => {} });
+  for (const shape of ["driver alone", `gate of ${POOL} in front`, `${POOL} lanes`] as const) {
+    const open = (max: number) => postgres(storage.databaseUrl!, { max, onnotice: () => {} });
+    const sql = shape.endsWith("lanes") ? connectionLanes(() => open(1), POOL) : open(POOL);
     const admit = concurrencyGate(POOL);
     const select = () => sql`select id, title from pages where workspace_id = ${workspaceId} and id = ${pageId}`;
-    const query = gated ? () => admit(select) : select;
+    const query = shape.startsWith("gate") ? () => admit(select) : select;
     let done = 0;
     const until = performance.now() + SECONDS * 1000;
     const figures: number[] = [];
@@ -56,7 +57,7 @@ try {
     const first = figures[0] ?? 0;
     const lastFigure = figures.at(-1) ?? 0;
     console.log(
-      `${gated ? `gate of ${POOL} in front` : "driver alone"}`.padEnd(18),
+      shape.padEnd(18),
       `queries/s every ${EVERY} s: ${figures.join(", ")}  (last / first ${first ? (lastFigure / first).toFixed(2) : "?"})`,
     );
   }

@@ -15,6 +15,7 @@ export * from "./http/require-principal";
 export * from "./config/env";
 export * from "./config/common";
 export * from "./db/database";
+export * from "./db/connection-lanes";
 export * from "./db/migrate";
 export * from "./ids/uuid7";
 export * from "./observability/logger";

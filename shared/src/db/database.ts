@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import postgres from "postgres";
+import { connectionLanes } from "./connection-lanes";
 import { countedSockets } from "./counted-sockets";
 import type { Logger } from "../observability/logger";
 import { healingPool, type DatabaseHealth } from "./database-monitor";
@@ -37,8 +38,9 @@ export type LoadEmbeddedExtensions = () => Promise<EmbeddedExtensions>;
 /**
  * One pool per process, made at start. Embedded mode serves PGlite over a local
  * socket so the same `postgres` driver and the same SQL run in both modes. A
- * server pool fails fast while PostgreSQL is unreachable and renews itself
- * when it is back (database-monitor.ts).
+ * server pool is `poolMax` lanes of one connection (connection-lanes.ts), so
+ * that queries can pipeline under load; it fails fast while PostgreSQL is
+ * unreachable and renews itself when it is back (database-monitor.ts).
  */
 export async function openDatabase(config: DatabaseConfig, loadExtensions?: LoadEmbeddedExtensions, logger?: Logger): Promise<Database> {
   const sockets = countedSockets();
@@ -57,7 +59,8 @@ export async function openDatabase(config: DatabaseConfig, loadExtensions?: Load
     const refusing = postgres(url, { ...options, max: 1, path: "(database unreachable)" });
     await refusing.end();
     const probe = (onclose: () => void) => postgres(url, { ...options, max: 1, connect_timeout: 2, backoff: () => 0.05, max_lifetime: null, onclose });
-    const healing = healingPool({ open: (onclose) => postgres(url, { ...options, onclose }), refusing, probe, logger });
+    const open = (onclose: () => void) => connectionLanes(() => postgres(url, { ...options, max: 1, onclose }), config.poolMax);
+    const healing = healingPool({ open, refusing, probe, logger });
     return { sql: healing.pool, embedded: false, pool: { open: sockets.open, max: config.poolMax }, health: healing.health, close: () => healing.close() };
   }
   // Only here, when DATABASE_URL is absent, is the embedded database loaded.

@@ -9,9 +9,9 @@ interface Waiter {
 
 /**
  * Lets at most `limit` tasks run at once; the others wait their turn in order.
- * Services admit only as many requests as they have database connections: when
- * every connection is busy and queries queue inside the `postgres` driver,
- * throughput decays over minutes (bench/README.md), while queueing here does not.
+ * A service admits a few requests per database connection
+ * (shared/src/service/boot-service.ts): enough for queries to pipeline, few
+ * enough that a request the service cannot start soon waits here, in order.
  * A task still waiting when its deadline passes is dropped without running
  * (503, not executed): its caller has given up on it.
  */

@@ -24,8 +24,17 @@ import { PUBLIC_OPERATION_LIST } from "../operations/public-operations";
 
 const MiB = 1024 * 1024;
 
+/**
+ * API requests a service runs at once for each database connection. More than
+ * one, so that queries pipeline on a connection (fewer writes and wake-ups on
+ * both ends); a few, so that a request still waiting when its deadline passes
+ * waits here, where it is dropped unrun, rather than behind a long pipeline.
+ */
+const REQUESTS_PER_CONNECTION = 4;
+
 interface FrontOptions {
-  poolMax: number;
+  /** API requests admitted at once; the rest wait their turn, never past their deadline. */
+  concurrency: number;
   bodyLimitBytes: number;
   bodyBudget: BodyBudget;
 }
@@ -42,13 +51,13 @@ interface ServiceApp {
 /**
  * In front of the app, within the request's deadline: an API request's body is
  * read first, within the size limit and the process's budget of bodies in
- * memory, and only then does the request wait for one of the pool's
- * connections (never past its deadline). A slow upload never holds a
- * connection, and the bytes held stay under the budget until the answer is
- * ready. Probes and metrics never wait.
+ * memory, and only then does the request wait for its turn among the
+ * requests the service runs at once (never past its deadline). A slow upload
+ * never holds a turn, and the bytes held stay under the budget until the
+ * answer is ready. Probes and metrics never wait.
  */
 function serviceFront(app: ServiceApp, options: FrontOptions) {
-  const admit = concurrencyGate(options.poolMax);
+  const admit = concurrencyGate(options.concurrency);
   const serve = (request: Request) => Promise.resolve(app.fetch(request));
   const receiveThenServe = async (request: Request, deadline: Deadline) => {
     const lease = options.bodyBudget.lease();
@@ -110,7 +119,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
         hostname: config.host,
         facing: "gateway",
         fetch: countRequests(
-          serviceFront(app, { poolMax: config.database.poolMax, bodyLimitBytes, bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }) }),
+          serviceFront(app, { concurrency: config.database.poolMax * REQUESTS_PER_CONNECTION, bodyLimitBytes, bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }) }),
           metrics,
           routeLabels([...operations.map((operation) => operation.path), ...UNAUTHENTICATED_SERVICE_PATHS, WORKSPACE_PURGE_PATH]),
         ),

@@ -1,0 +1,98 @@
+import type postgres from "postgres";
+
+/** The driver's query object, as far as lanes need it: the function that sends it when it is first awaited. */
+interface PendingQuery extends Promise<unknown> {
+  handler: (query: PendingQuery) => void;
+}
+
+interface Lane {
+  sql: postgres.Sql;
+  /** Sends a query on this lane: the lane's own pool's handler. */
+  send: (query: PendingQuery) => void;
+  /** Queries and transactions sent on this lane and not yet settled. */
+  running: number;
+}
+
+/**
+ * A pool of `size` connections in which each connection is a one-connection
+ * `postgres` pool of its own (a lane), and every query, when it is sent, goes
+ * to the lane with the fewest queries running, where it pipelines behind them.
+ *
+ * Why not the driver's own pool of `size`: postgres.js 3.4.9 keeps its busy
+ * connections in a queue whose array only grows while more queries are running
+ * than there are connections, and searches that array every time a connection
+ * changes state, so under sustained load every query costs more than the last
+ * (bench/README.md, section 3). A one-connection pool's queue holds at most
+ * one connection and empties on every turn. Sending a query to the least busy
+ * lane keeps what the driver's pool did right: an idle connection is used
+ * before a query waits behind another, and a long query or a transaction holds
+ * up only the lane it is on.
+ *
+ * The lane is chosen when a query is sent (first awaited), not when it is
+ * written: a fragment (`sql\`...\`` or `sql.unsafe` nested in another query) is
+ * never sent and never counted, and queries written in one turn spread over
+ * the lanes. Every query is made by the first lane's `sql` and sent by the
+ * chosen lane's handler: the lanes share one set of options, so the query, its
+ * parameters and its result are the same whichever lane sends it.
+ */
+export function connectionLanes(open: () => postgres.Sql, size: number): postgres.Sql {
+  const lanes: Lane[] = Array.from({ length: Math.max(1, size) }, () => {
+    const sql = open();
+    // A query object that is never sent, read only for its lane's handler.
+    const { handler } = sql.unsafe("") as unknown as PendingQuery;
+    return { sql, send: handler, running: 0 };
+  });
+  const maker = lanes[0]!.sql;
+
+  const leastBusy = (): Lane => {
+    let best = lanes[0]!;
+    for (const lane of lanes) {
+      if (lane.running < best.running) best = lane;
+      if (best.running === 0) break;
+    }
+    return best;
+  };
+
+  const dispatched = <Q>(made: Q): Q => {
+    const query = made as unknown as PendingQuery;
+    query.handler = (sent) => {
+      const lane = leastBusy();
+      lane.running++;
+      const settled = () => void lane.running--;
+      Promise.prototype.then.call(sent, settled, settled);
+      lane.send(sent);
+    };
+    return made;
+  };
+
+  function sql(first: unknown, ...rest: unknown[]) {
+    const made = (maker as unknown as (...args: unknown[]) => unknown)(first, ...rest);
+    return Array.isArray((first as TemplateStringsArray | undefined)?.raw) ? dispatched(made) : made;
+  }
+
+  const unsupported = (name: string) => () => {
+    throw new Error(`sql.${name} is not available on connection lanes`);
+  };
+  const pool = Object.assign(sql, maker, {
+    unsafe(...args: Parameters<postgres.Sql["unsafe"]>) {
+      return dispatched(maker.unsafe(...args));
+    },
+    begin(...args: unknown[]) {
+      const lane = leastBusy();
+      lane.running++;
+      const transaction = (lane.sql.begin as (...args: unknown[]) => Promise<unknown>)(...args);
+      const settled = () => void lane.running--;
+      transaction.then(settled, settled);
+      return transaction;
+    },
+    async end(options?: { timeout?: number }) {
+      await Promise.all(lanes.map((lane) => lane.sql.end(options)));
+    },
+    // Each would hold or address one lane's connection, which the lanes do not offer.
+    reserve: unsupported("reserve"),
+    listen: unsupported("listen"),
+    subscribe: unsupported("subscribe"),
+    file: unsupported("file"),
+  });
+  return pool as unknown as postgres.Sql;
+}
