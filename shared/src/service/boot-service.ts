@@ -30,7 +30,7 @@ const MiB = 1024 * 1024;
  * both ends); a few, so that a request still waiting when its deadline passes
  * waits here, where it is dropped unrun, rather than behind a long pipeline.
  */
-const REQUESTS_PER_CONNECTION = 4;
+const REQUESTS_PER_CONNECTION = 8;
 
 interface FrontOptions {
   /** API requests admitted at once; the rest wait their turn, never past their deadline. */
