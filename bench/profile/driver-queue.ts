@@ -1,18 +1,22 @@
 /**
- * `bun bench/profile/driver-queue.ts`: why the services admit only as many
- * requests as their pool has connections (shared/src/http/concurrency-gate.ts)
- * although the `postgres` driver would pipeline more, which is faster at first.
+ * `bun bench/profile/driver-queue.ts`: why the services' database pools are
+ * lanes of one connection (shared/src/db/connection-lanes.ts) rather than the
+ * `postgres` driver's own pool, which pipelines too but slows down with every
+ * query under sustained load.
  *
- * One pool of POOL (10) connections, IN_FLIGHT (50) callers each running the
- * primary-key select of the pages service one after another, for SECONDS (40);
- * queries per second printed every 5 s, without and with the gate in front.
+ * POOL (10) connections, IN_FLIGHT (50) callers each running the primary-key
+ * select of the pages service one after another, for SECONDS (40); queries per
+ * second printed every 5 s, for three shapes: the driver's pool alone, the
+ * same pool behind a gate of POOL (no pipelining: what the services did
+ * before the lanes), and POOL lanes.
  *
  * The driver (3.4.9) keeps its busy connections in a queue whose `shift` leaves
  * a hole at the front of its array and resets it only when the queue is empty;
  * `remove` (run every time a connection changes state) searches the whole array
  * with indexOf. Past the pool, a query goes to a busy connection taken with
  * `shift` and pushed back, so under steady load the array only grows and every
- * query costs more than the last: the throughput decays within a minute.
+ * query costs more than the last: the throughput decays within a minute. A
+ * lane's queue holds one connection and empties on every `shift`.
  */
 import postgres from "postgres";
 import { concurrencyGate, connectionLanes } from "@ws/shared";

@@ -34,6 +34,12 @@ interface Lane {
  * the lanes. Every query is made by the first lane's `sql` and sent by the
  * chosen lane's handler: the lanes share one set of options, so the query, its
  * parameters and its result are the same whichever lane sends it.
+ *
+ * As with any pool, a transaction's statements go through its `tx`: a query
+ * sent on the pool from inside a transaction may be given the transaction's
+ * own lane and wait for it forever. Cursors and `query.cancel()` before a
+ * query is sent are not used here and not supported (a cursor would stay
+ * counted on its lane).
  */
 export function connectionLanes(open: () => postgres.Sql, size: number): postgres.Sql {
   const lanes: Lane[] = Array.from({ length: Math.max(1, size) }, () => {

@@ -27,8 +27,9 @@ const MiB = 1024 * 1024;
 /**
  * API requests a service runs at once for each database connection. More than
  * one, so that queries pipeline on a connection (fewer writes and wake-ups on
- * both ends); a few, so that a request still waiting when its deadline passes
- * waits here, where it is dropped unrun, rather than behind a long pipeline.
+ * both ends, bench/README.md section 3); a few, so that a request that cannot
+ * start soon waits here, where it is dropped unrun at its deadline, rather
+ * than behind a long pipeline.
  */
 const REQUESTS_PER_CONNECTION = 8;
 
