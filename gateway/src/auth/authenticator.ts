@@ -1,6 +1,6 @@
 import type { Pool, Role, Scope } from "@ws/shared";
 import { findKeyCredential, touchApiKey } from "../identity/api-keys";
-import { hashKey, isWellFormedKey } from "../keys/key-format";
+import { hashKey, isWellFormedKey, keyLength } from "../keys/key-format";
 import type { CredentialEpochs } from "./credential-epochs";
 import type { KnownKeys } from "./known-keys";
 import { unauthorized } from "./extract-credential";
@@ -89,10 +89,13 @@ export function createAuthenticator(deps: {
      * is never refused, and a guess never reaches the database.
      */
     async authenticate(key: string, beforeLookup?: () => Promise<void>): Promise<Authenticated> {
-      if (!isWellFormedKey(key, deps.keyPrefix)) throw unauthorized("invalid_token", "The API key is malformed.");
+      const malformed = () => unauthorized("invalid_token", "The API key is malformed.");
+      if (key.length !== keyLength(deps.keyPrefix)) throw malformed();
       const digest = hashKey(key);
       const hash = digest.toString("hex");
       const cached = cache.get(hash);
+      // Only a well-formed key is ever cached (by its hash): a key found there needs no checksum.
+      if (!cached && !isWellFormedKey(key, deps.keyPrefix)) throw malformed();
       if (!cached && beforeLookup) {
         try {
           await beforeLookup();

@@ -69,12 +69,17 @@ export function generateKey(prefix: string): GeneratedKey {
   return { key, hash: hashKey(key), displayPrefix: key.slice(0, prefix.length + 1 + DISPLAY_CHARS) };
 }
 
+/** How long every key with this prefix is: anything else is not one of ours. */
+export function keyLength(prefix: string): number {
+  return prefix.length + 1 + RANDOM_CHARS + CHECKSUM_CHARS;
+}
+
 /**
  * Whether a presented key has our shape and a matching checksum. Typos and
  * made-up keys are refused here, before any database look-up.
  */
 export function isWellFormedKey(key: string, prefix: string): boolean {
-  if (key.length !== prefix.length + 1 + RANDOM_CHARS + CHECKSUM_CHARS || !key.startsWith(`${prefix}_`)) return false;
+  if (key.length !== keyLength(prefix) || !key.startsWith(`${prefix}_`)) return false;
   const checksumAt = key.length - CHECKSUM_CHARS;
   if (!IS_BASE62.test(key.slice(prefix.length + 1))) return false;
   return key.slice(checksumAt) === checksum(key.slice(0, checksumAt));

@@ -44,6 +44,30 @@ describe("createLogger", () => {
     expect(lines().map((line) => JSON.parse(line).message)).toEqual(["first", "second"]);
   });
 
+  test("when a line is written, then it is one JSON object: time, level, service, message, then the fields in their order, undefined ones left out", () => {
+    const before = Date.now();
+    const logger = createLogger("pages", "info");
+    logger.info("request", { request_id: "r1", key_id: undefined, status: 200, note: 'quote " and \n newline' });
+    logger.warn("no fields");
+    logger.info("empty", {});
+    flushLogs();
+    const [first, second, third] = lines();
+    const entry = JSON.parse(first!);
+    expect(Object.keys(entry)).toEqual(["time", "level", "service", "message", "request_id", "status", "note"]);
+    expect(entry).toMatchObject({ level: "info", service: "pages", message: "request", request_id: "r1", status: 200, note: 'quote " and \n newline' });
+    expect(Date.parse(entry.time)).toBeGreaterThanOrEqual(before - (before % 1000));
+    expect(Date.parse(entry.time)).toBeLessThanOrEqual(Date.now());
+    expect(JSON.parse(second!)).toEqual({ time: expect.any(String), level: "warn", service: "pages", message: "no fields" });
+    expect(JSON.parse(third!)).toEqual({ time: expect.any(String), level: "info", service: "pages", message: "empty" });
+  });
+
+  test("when a field is named like one of the line's own, then the line holds that name once, with the field's value", () => {
+    createLogger("pages", "info").error("request", { message: "from the field", level: "custom" });
+    const [line] = lines();
+    expect(line!.match(/"message"/g)).toHaveLength(1);
+    expect(JSON.parse(line!)).toMatchObject({ message: "from the field", level: "custom", service: "pages" });
+  });
+
   test("when lines are below the level, then nothing is written", () => {
     createLogger("test", "warn").info("hidden");
     flushLogs();

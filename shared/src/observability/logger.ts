@@ -14,12 +14,37 @@ export interface Logger {
 /** Field names whose values are credentials: a caller that logs one by mistake gets "[redacted]". */
 const SECRET_FIELD = /authorization|api[-_]?key$|token|secret|password|signing|principal|database_url|redis_url|cookie/i;
 
+/** Field names come from the code, a few dozen: each is tested against SECRET_FIELD once. */
+const secretNames = new Map<string, boolean>();
+const MAX_REMEMBERED_NAMES = 1000;
+
+function isSecretName(name: string): boolean {
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(name);
+    if (secretNames.size < MAX_REMEMBERED_NAMES) secretNames.set(name, secret);
+  }
+  return secret;
+}
+
 function redact(fields: Record<string, unknown>): Record<string, unknown> {
   let clean: Record<string, unknown> | undefined;
   for (const name in fields) {
-    if (SECRET_FIELD.test(name)) (clean ??= { ...fields })[name] = "[redacted]";
+    if (isSecretName(name)) (clean ??= { ...fields })[name] = "[redacted]";
   }
   return clean ?? fields;
+}
+
+/** Lines logged within the same millisecond share one formatted time. */
+let stampedAt = Number.NaN;
+let stamp = "";
+function timeNow(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
 }
 
 /**
@@ -73,9 +98,19 @@ function emit(line: string, urgent: boolean): void {
 /** One JSON object per line on stdout, the shape log collectors in Kubernetes expect; never a credential. */
 export function createLogger(service: string, level: LogLevel = "info"): Logger {
   const threshold = LEVELS[level];
-  const write = (lvl: Exclude<LogLevel, "silent">) => (message: string, fields?: Record<string, unknown>) => {
-    if (LEVELS[lvl] < threshold) return;
-    emit(JSON.stringify({ time: new Date().toISOString(), level: lvl, service, message, ...(fields && redact(fields)) }), LEVELS[lvl] >= LEVELS.warn);
+  const write = (lvl: Exclude<LogLevel, "silent">) => {
+    // What follows the time is the same on every line of this logger and level: written once.
+    const afterTime = `","level":${JSON.stringify(lvl)},"service":${JSON.stringify(service)},"message":`;
+    return (message: string, fields?: Record<string, unknown>) => {
+      if (LEVELS[lvl] < threshold) return;
+      const urgent = LEVELS[lvl] >= LEVELS.warn;
+      if (fields && ("time" in fields || "level" in fields || "service" in fields || "message" in fields)) {
+        return emit(JSON.stringify({ time: timeNow(), level: lvl, service, message, ...redact(fields) }), urgent);
+      }
+      // The fields' object spliced after the message: the same line as the object above, without copying the fields.
+      const rest = fields ? JSON.stringify(redact(fields)) : "{}";
+      emit(`{"time":"${timeNow()}${afterTime}${JSON.stringify(message)}${rest === "{}" ? "}" : `,${rest.slice(1)}`}`, urgent);
+    };
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
