@@ -46,6 +46,8 @@ export function connectionLanes(open: () => postgres.Sql, size: number): postgre
     const sql = open();
     // A query object that is never sent, read only for its lane's handler.
     const { handler } = sql.unsafe("") as unknown as PendingQuery;
+    // The one part of the driver lanes rely on that it does not document: fail at start, not on a query, if it moves.
+    if (typeof handler !== "function") throw new Error("connection lanes: this version of the postgres driver has no query handler to send with");
     return { sql, send: handler, running: 0 };
   });
   const maker = lanes[0]!.sql;
