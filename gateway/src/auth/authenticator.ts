@@ -32,6 +32,8 @@ export interface Authenticated {
 const MAX_CACHED_KEYS = 50_000;
 const TOUCH_INTERVAL_MS = 60_000;
 
+const malformed = () => unauthorized("invalid_token", "The API key is malformed.");
+
 export function createAuthenticator(deps: {
   sql: Pool;
   keyPrefix: string;
@@ -89,7 +91,6 @@ export function createAuthenticator(deps: {
      * is never refused, and a guess never reaches the database.
      */
     async authenticate(key: string, beforeLookup?: () => Promise<void>): Promise<Authenticated> {
-      const malformed = () => unauthorized("invalid_token", "The API key is malformed.");
       if (key.length !== keyLength(deps.keyPrefix)) throw malformed();
       const digest = hashKey(key);
       const hash = digest.toString("hex");
