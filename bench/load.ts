@@ -41,8 +41,9 @@ export interface LatencyFigures {
   samples: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+/** The nearest-rank percentile of values sorted ascending; 0 when there are none. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

@@ -11,6 +11,7 @@ import { testStorage, type TestStorage } from "../tests/harness/database";
 import { isErrorObject } from "../tests/harness/http";
 import { freePortBlock } from "../tests/harness/ports";
 import { seedTenant } from "../tests/harness/tenant";
+import { percentile } from "./load";
 import { memorySampler, type MemoryPeak } from "./machine";
 
 const MiB = 1024 * 1024;
@@ -35,7 +36,6 @@ export interface MemoryAbuseFigures {
   seconds: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const tally = (values: (number | string)[]) => values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {});
 

@@ -11,6 +11,7 @@
  * (shared/src/db/connection-lanes.ts, shared/src/service/boot-service.ts).
  */
 import postgres from "postgres";
+import { percentile } from "../load";
 import { growPages } from "../scale";
 import { startSystem } from "../../tests/harness/system";
 import { seedTenant } from "../../tests/harness/tenant";
@@ -21,7 +22,6 @@ const PAGES = Number(process.env.PAGES ?? 100_000);
 const FLOOD = Number(process.env.FLOOD ?? 40);
 const SECONDS = Number(process.env.SECONDS ?? 15);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const ms = (value: number) => value.toFixed(1);
 
 const system = await startSystem();

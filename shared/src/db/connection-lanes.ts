@@ -61,13 +61,18 @@ export function connectionLanes(open: () => postgres.Sql, size: number): postgre
     return best;
   };
 
+  /** Counts the work on its lane until it settles, whichever way. */
+  const occupy = (lane: Lane, work: Promise<unknown>) => {
+    lane.running++;
+    const settled = () => void lane.running--;
+    Promise.prototype.then.call(work, settled, settled);
+  };
+
   const dispatched = <Q>(made: Q): Q => {
     const query = made as unknown as PendingQuery;
     query.handler = (sent) => {
       const lane = leastBusy();
-      lane.running++;
-      const settled = () => void lane.running--;
-      Promise.prototype.then.call(sent, settled, settled);
+      occupy(lane, sent);
       lane.send(sent);
     };
     return made;
@@ -87,10 +92,8 @@ export function connectionLanes(open: () => postgres.Sql, size: number): postgre
     },
     begin(...args: unknown[]) {
       const lane = leastBusy();
-      lane.running++;
       const transaction = (lane.sql.begin as (...args: unknown[]) => Promise<unknown>)(...args);
-      const settled = () => void lane.running--;
-      transaction.then(settled, settled);
+      occupy(lane, transaction);
       return transaction;
     },
     async end(options?: { timeout?: number }) {
