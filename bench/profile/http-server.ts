@@ -25,7 +25,7 @@ if (process.env.HTTP_SERVER_KIND) {
     });
   const port = Number(process.env.PORT);
   if (process.env.HTTP_SERVER_KIND === "Bun.serve") Bun.serve({ port, hostname: "127.0.0.1", fetch: answer });
-  else listenHttp1({ port, hostname: "127.0.0.1", fetch: answer });
+  else listenHttp1({ port, hostname: "127.0.0.1", handler: { fetch: answer } });
   process.on("SIGTERM", () => process.exit(0));
 } else {
   const ROUNDS = Number(process.env.ROUNDS ?? 3);

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { errorHandler, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { errorHandler, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, toFetchRequest, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
@@ -77,22 +77,24 @@ export function createApp(deps: GatewayDeps) {
   // Outermost first: CORS answers preflights before anything else; HEAD is served as GET.
   const servePublic = withCors(
     deps.cors ?? { kind: "none" },
-    answeringHead((request: Request, peer?: string) => {
+    answeringHead((request: IncomingRequest, peer?: string) => {
       // An API path is the public pipeline's alone, which answers every error itself: Elysia's
-      // routing and hooks in between would only cost time (about 10 µs a request).
+      // routing and hooks in between would only cost time (about 10 µs a request), and it reads
+      // the request as the server parsed it, with no fetch Request built for it.
       if (isApiPath(request.url)) {
         return handlePublicRequest(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
       }
-      remember(request, peer);
-      return publicApp.handle(request);
+      const fetchRequest = toFetchRequest(request);
+      remember(fetchRequest, peer);
+      return publicApp.handle(fetchRequest);
     }),
   );
 
   return {
     publicApp,
     adminApp,
-    /** Fetch handlers that remember the client address, from the peer the runtime reported. */
-    publicFetch: (request: Request, peer?: string) => servePublic(request, peer),
+    /** Handlers that remember the client address, from the peer the runtime reported. */
+    publicIncoming: (request: IncomingRequest, peer?: string) => servePublic(request, peer),
     adminFetch: (request: Request, peer?: string) => {
       remember(request, peer);
       return adminApp.handle(request);

@@ -185,7 +185,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
     logger,
     shutdownGraceMs: config.shutdownGraceMs,
     listeners: [
-      { name: "public", port: config.port, hostname: config.host, fetch: app.publicFetch },
+      { name: "public", port: config.port, hostname: config.host, incoming: app.publicIncoming },
       { name: "internal", port: config.adminPort, hostname: config.adminHost, fetch: app.adminFetch },
     ],
     beginDrain: () => {

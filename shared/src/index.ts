@@ -27,6 +27,7 @@ export * from "./operations/route-table";
 export * from "./schemas/list";
 export * from "./schemas/one-of";
 export * from "./runtime/runtime";
+export * from "./runtime/incoming-request";
 export * from "./runtime/upstream";
 export * from "./runtime/fetch-upstream";
 export * from "./runtime/lifecycle";

@@ -1,4 +1,4 @@
-import { ApiError } from "@ws/shared";
+import { ApiError, type FieldReader } from "@ws/shared";
 
 /** Every 401 tells the client how to authenticate (RFC 6750). */
 export const WWW_AUTHENTICATE = 'Bearer realm="workspace-api"';
@@ -14,7 +14,7 @@ const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
  * `Authorization: Bearer <key>` (scheme in any case) or
  * `X-API-Key: <key>`; Authorization wins when both are sent.
  */
-export function extractKey(headers: Headers): string {
+export function extractKey(headers: FieldReader): string {
   const authorization = headers.get("authorization");
   if (authorization !== null) {
     const match = BEARER.exec(authorization);

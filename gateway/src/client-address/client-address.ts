@@ -1,3 +1,4 @@
+import type { FieldReader } from "@ws/shared";
 import { formatIp, maskIp, parseIp, type IpAddress } from "./ip-address";
 import type { TrustedProxies } from "./trusted-proxies";
 
@@ -97,7 +98,7 @@ function peerOf(peer: string, trusted: TrustedProxies): Peer {
  * was written by the client itself and nothing says which, so the peer is used
  * (as it is when a header is unusable): a client can never choose its address.
  */
-export function resolveClientAddress(peer: string | undefined, headers: Headers, trusted: TrustedProxies): string {
+export function resolveClientAddress(peer: string | undefined, headers: FieldReader, trusted: TrustedProxies): string {
   if (peer === undefined) return "unknown";
   const { address: fallback, ip: peerIp, trusted: peerTrusted } = peerOf(peer, trusted);
   if (!peerIp || !peerTrusted) return fallback;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ApiError, ERROR_STATUS, errorBody, requestIdOf, type Logger, type Pool } from "@ws/shared";
+import { ApiError, ERROR_STATUS, errorBody, requestIdOf, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
 import * as store from "./store";
 import type { KeyRef, StoredAnswer } from "./store";
 
@@ -15,7 +15,7 @@ const WELL_FORMED_KEY = new RegExp(`^[\\x20-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_LENGT
 const PURGE_BATCH = 1000;
 
 export interface IdempotentRequest {
-  request: Request;
+  request: IncomingRequest;
   operation: { operationId: string; method: string };
   /** The API key the request authenticated with: keys are per API key. */
   apiKeyId: string;

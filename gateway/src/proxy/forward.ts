@@ -1,4 +1,4 @@
-import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, serviceBudgetMs, type SendUpstream } from "@ws/shared";
+import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, serviceBudgetMs, type FieldReader, type SendUpstream } from "@ws/shared";
 
 /** Headers that describe one hop, or that carry the client's credentials: never passed on. */
 const NOT_FORWARDED = new Set([
@@ -13,7 +13,7 @@ export interface ForwardRequest {
   upstream: string;
   method: string;
   pathAndQuery: string;
-  headers: Headers;
+  headers: FieldReader;
   /** Streamed to the service as it arrives from the client, never held whole. */
   body: ReadableStream<Uint8Array> | Uint8Array | null;
   /** Why the body stopped early (too large, over budget, client gone): that, not the service, is then the answer. */

@@ -1,11 +1,11 @@
-import { ApiError, MAX_REQUEST_HEADER_BYTES, MAX_REQUEST_HEADER_COUNT } from "@ws/shared";
+import { ApiError, MAX_REQUEST_HEADER_BYTES, MAX_REQUEST_HEADER_COUNT, type FieldReader } from "@ws/shared";
 
 /**
  * 431 with the error object, before anything else is looked at (so it never
  * counts against a key). Every runtime's parser accepts more than this, and
  * every service accepts what the gateway forwards.
  */
-export function assertHeadersWithinLimits(headers: Headers): void {
+export function assertHeadersWithinLimits(headers: FieldReader): void {
   let bytes = 0;
   let count = 0;
   headers.forEach((value, name) => {

@@ -1,4 +1,5 @@
 import { ApiError } from "../errors/api-error";
+import type { IncomingRequest } from "../runtime/incoming-request";
 import type { BodyLease } from "./body-budget";
 
 type ChunkRead = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
@@ -18,7 +19,7 @@ export function bodyIncomplete(): ApiError {
   return ApiError.badRequest("The request body ended before it was complete.");
 }
 
-function declaredLength(request: Request): number | undefined {
+function declaredLength(request: IncomingRequest): number | undefined {
   const value = request.headers.get("content-length");
   return value !== null && /^\d+$/.test(value) ? Number(value) : undefined;
 }
@@ -36,7 +37,7 @@ export interface BodyLimits {
  * without one is charged chunk by chunk. A body shorter than it declared is
  * incomplete.
  */
-function meter(request: Request, { limitBytes, lease }: BodyLimits) {
+function meter(request: IncomingRequest, { limitBytes, lease }: BodyLimits) {
   const declared = declaredLength(request);
   if (declared !== undefined && declared > limitBytes) throw bodyTooLarge(limitBytes);
   lease.take(declared ?? 0);
@@ -68,7 +69,7 @@ export interface StreamedBody {
  * The body passed on as it arrives, never held whole: it is read only as fast as
  * the receiver takes it, and the limits are enforced while it streams.
  */
-export function streamBodyWithin(request: Request, limits: BodyLimits): StreamedBody | null {
+export function streamBodyWithin(request: IncomingRequest, limits: BodyLimits): StreamedBody | null {
   const counter = meter(request, limits);
   if (!request.body) {
     counter.end();
@@ -116,7 +117,7 @@ export function streamBodyWithin(request: Request, limits: BodyLimits): Streamed
 }
 
 /** The whole body in memory, within the limits; null when there is none. */
-export async function readBodyWithin(request: Request, limits: BodyLimits): Promise<Uint8Array | null> {
+export async function readBodyWithin(request: IncomingRequest, limits: BodyLimits): Promise<Uint8Array | null> {
   const counter = meter(request, limits);
   if (!request.body) {
     counter.end();

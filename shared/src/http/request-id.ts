@@ -1,10 +1,12 @@
+import type { IncomingRequest } from "../runtime/incoming-request";
+
 export const REQUEST_ID_HEADER = "x-request-id";
 
-const ids = new WeakMap<Request, string>();
+const ids = new WeakMap<IncomingRequest, string>();
 const ACCEPTABLE_ID = /^[\w.:-]{1,128}$/;
 
 /** The caller's X-Request-Id when it is sane, otherwise a new one; stable per request. */
-export function requestIdOf(request: Request): string {
+export function requestIdOf(request: IncomingRequest): string {
   let id = ids.get(request);
   if (!id) {
     const given = request.headers.get(REQUEST_ID_HEADER);

@@ -3,7 +3,7 @@ import { Http1Client } from "./http1/client";
 import type { ClientWire, SocketEvents } from "./http1/client-connection";
 import type { Http1Connection, Wire } from "./http1/connection";
 import { Http1Server, type Http1Timeouts } from "./http1/server";
-import type { FetchHandler, RunningServer } from "./runtime";
+import type { RequestHandler, RunningServer } from "./runtime";
 import type { Runtime } from "./runtime";
 
 /** Bun's TCP socket is the connection's wire as it is, carrying the connection as its data. */
@@ -26,9 +26,9 @@ declare const Bun: {
  * node:http in Bun answers both right but costs about 15 µs and 27 MB more
  * under load.
  */
-export function listenHttp1(options: { port: number; hostname: string; fetch: FetchHandler; maxHeaderBytes?: number; timeouts?: Partial<Http1Timeouts> }): RunningServer {
-  const { port, hostname, fetch } = options;
-  const server = new Http1Server({ fetch, maxHeaderBytes: options.maxHeaderBytes ?? PARSER_MAX_HEADER_BYTES, timeouts: options.timeouts });
+export function listenHttp1(options: { port: number; hostname: string; handler: RequestHandler; maxHeaderBytes?: number; timeouts?: Partial<Http1Timeouts> }): RunningServer {
+  const { port, hostname, handler } = options;
+  const server = new Http1Server({ handler, maxHeaderBytes: options.maxHeaderBytes ?? PARSER_MAX_HEADER_BYTES, timeouts: options.timeouts });
   const listener = Bun.listen({
     hostname,
     port,
@@ -82,8 +82,9 @@ let upstreamClient: Http1Client | undefined;
 
 export const bunRuntime: Runtime = {
   name: "bun",
-  serve({ port, hostname, fetch, facing }) {
-    if (facing === "clients") return listenHttp1({ port, hostname, fetch });
+  serve({ port, hostname, handler, facing }) {
+    if (facing === "clients") return listenHttp1({ port, hostname, handler });
+    const fetch = "fetch" in handler ? handler.fetch : handler.incoming;
     // A service is reached by the gateway's fetch alone, which never pipelines and reads an early
     // answer: Bun.serve, faster still. Its header limit is the --max-http-header-size flag every
     // Bun process is started with (scripts/system/processes.ts).

@@ -14,7 +14,9 @@ declare const Deno: {
 
 export const denoRuntime: Runtime = {
   name: "deno",
-  serve({ port, hostname, fetch }) {
+  serve({ port, hostname, handler }) {
+    // Deno's server makes a fetch Request of every request: both kinds of handler take it.
+    const fetch = "fetch" in handler ? handler.fetch : handler.incoming;
     const abort = new AbortController();
     // Deno's shutdown() lets responses finish but cuts request bodies still arriving
     // ("BadResource: Cannot read body"), so drain waits for handlers to return first.

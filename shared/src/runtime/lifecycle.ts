@@ -1,14 +1,13 @@
 import type { Logger } from "../observability/logger";
-import type { FetchHandler, ListenerFacing, RunningServer, Runtime } from "./runtime";
+import type { ListenerFacing, RequestHandler, RunningServer, Runtime } from "./runtime";
 
-export interface Listener {
+export type Listener = RequestHandler & {
   name: string;
   port: number;
   hostname?: string;
-  fetch: FetchHandler;
   /** Default "clients". */
   facing?: ListenerFacing;
-}
+};
 
 /** What a process's boot step hands to its entry file. */
 export interface BootedProcess {
@@ -30,7 +29,7 @@ export async function runProcess(runtime: Runtime, booted: BootedProcess): Promi
   const servers: RunningServer[] = [];
   for (const listener of booted.listeners) {
     const hostname = listener.hostname ?? "0.0.0.0";
-    const server = await runtime.serve({ port: listener.port, hostname, fetch: listener.fetch, facing: listener.facing ?? "clients" });
+    const server = await runtime.serve({ port: listener.port, hostname, handler: listener, facing: listener.facing ?? "clients" });
     booted.logger.info("listening", { listener: listener.name, host: hostname, port: server.port, runtime: runtime.name });
     servers.push(server);
   }

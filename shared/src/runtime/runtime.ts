@@ -1,7 +1,15 @@
+import type { IncomingHandler } from "./incoming-request";
 import type { SendUpstream } from "./upstream";
 
 /** The second argument is the client's address as the runtime saw it, where a listener facing clients needs it (Bun does not look it up for one facing the gateway). */
 export type FetchHandler = (request: Request, clientAddress?: string) => Response | Promise<Response>;
+
+/**
+ * How a listener's requests reach the application: each as a fetch `Request`,
+ * or as an `IncomingRequest` (the runtime's own `Request` where it has one; on
+ * our HTTP/1.1 server the parsed request, a `Request` built only on demand).
+ */
+export type RequestHandler = { fetch: FetchHandler } | { incoming: IncomingHandler };
 
 export interface RunningServer {
   port: number;
@@ -18,7 +26,7 @@ export type ListenerFacing = "clients" | "gateway";
 export interface Runtime {
   name: "bun" | "deno";
   /** Request bodies are not limited here: the application limits each body while it reads it. */
-  serve(options: { port: number; hostname: string; fetch: FetchHandler; facing: ListenerFacing }): RunningServer | Promise<RunningServer>;
+  serve(options: { port: number; hostname: string; handler: RequestHandler; facing: ListenerFacing }): RunningServer | Promise<RunningServer>;
   /** The gateway's requests to its services. */
   sendUpstream: SendUpstream;
   onShutdownSignal(handler: (signal: string) => void): void;

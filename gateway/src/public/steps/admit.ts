@@ -1,9 +1,9 @@
-import { ApiError, type PublicOperation } from "@ws/shared";
+import { ApiError, type IncomingRequest, type PublicOperation } from "@ws/shared";
 import type { RouteTable } from "../../routing/route-table";
 import { assertHeadersWithinLimits } from "../header-limits";
 
 /** Headers within limits (431), then a known path (404) and method (405 with Allow): all before any key is looked at. */
-export function admit(routes: RouteTable, request: Request): { route: PublicOperation; url: URL } {
+export function admit(routes: RouteTable, request: IncomingRequest): { route: PublicOperation; url: URL } {
   assertHeadersWithinLimits(request.headers);
   const url = URL.parse(request.url);
   if (!url) throw ApiError.badRequest("The request target is not a valid path.");

@@ -1,4 +1,4 @@
-import { ApiError } from "@ws/shared";
+import { ApiError, type IncomingRequest } from "@ws/shared";
 import type { Authenticated, Authenticator } from "../../auth/authenticator";
 import { extractKey } from "../../auth/extract-credential";
 import type { AuthFailureLimiter } from "../../ratelimit/auth-failure-limiter";
@@ -6,7 +6,7 @@ import type { AuthFailureLimiter } from "../../ratelimit/auth-failure-limiter";
 /** The key (401 when missing or unknown), each failure counted against the client's address (429 past its limit). */
 export async function authenticate(
   deps: { authenticator: Authenticator; authFailures: AuthFailureLimiter },
-  request: Request,
+  request: IncomingRequest,
   clientAddress: string,
 ): Promise<{ key: string; authenticated: Authenticated }> {
   const key = extractKey(request.headers);

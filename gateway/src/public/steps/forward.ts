@@ -1,4 +1,4 @@
-import { readStreamedBody, signPrincipal, streamBodyWithin, type PublicOperation } from "@ws/shared";
+import { readStreamedBody, signPrincipal, streamBodyWithin, type IncomingRequest, type PublicOperation } from "@ws/shared";
 import type { Credential } from "../../auth/authenticator";
 import { effectiveScopes } from "../../auth/permissions";
 import { forward } from "../../proxy/forward";
@@ -14,7 +14,7 @@ type ForwardDeps = Pick<PublicRequestDeps, "bodyBudget" | "idempotency" | "signi
  */
 export async function forwardToService(
   deps: ForwardDeps,
-  request: Request,
+  request: IncomingRequest,
   target: { route: PublicOperation; url: URL; credential: Credential; requestId: string },
 ): Promise<Response> {
   const { route, url, credential, requestId } = target;

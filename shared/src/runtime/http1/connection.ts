@@ -1,8 +1,10 @@
 import { ApiError } from "../../errors/api-error";
-import type { FetchHandler } from "../runtime";
+import type { IncomingRequest } from "../incoming-request";
+import type { RequestHandler } from "../runtime";
 import { ChunkedBody, ChunkedBodyError } from "./chunked-body";
 import { chunkOf, EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
 import { Outgoing } from "./outgoing";
+import { ParsedRequest } from "./parsed-request";
 import { isRefusal, parseRequestHead, targetUrl, type RequestHead } from "./request-head";
 import { responseHead } from "./response-head";
 
@@ -19,7 +21,7 @@ export interface Wire {
 }
 
 export interface ConnectionSettings {
-  fetch: FetchHandler;
+  handler: RequestHandler;
   /** A request head longer than this is answered 431. */
   maxHeaderBytes: number;
   /** True once the server is draining: every answer closes its connection. */
@@ -34,6 +36,8 @@ const DRAIN_MAX_BYTES = 256 * 1024;
 const WHOLE_BODY_MAX_BYTES = 64 * 1024;
 const CONTINUE = Buffer.from("HTTP/1.1 100 Continue\r\n\r\n");
 const WITHOUT_REQUEST_BODY = new Set(["GET", "HEAD"]);
+/** Methods a fetch `Request` keeps as they are: only these go to an incoming handler without one (any other gets the `Request`'s own checks). */
+const PLAIN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** One request on the connection, from its head to the end of its answer and of its body. */
 interface Exchange {
@@ -203,9 +207,25 @@ export class Http1Connection {
     if (!head.keepAlive || this.settings.isDraining()) this.closeAfter = true;
     // A GET or HEAD with a body is framed by it but never reads it (fetch's Request cannot carry one): it is dropped.
     if (!exchange.bodyDone && WITHOUT_REQUEST_BODY.has(head.method)) exchange.dropping = true;
-    const request = this.toRequest(exchange);
-    const answer = request instanceof Request ? this.handle(request) : Promise.resolve(request.toResponse(crypto.randomUUID()));
+    const request = this.requestOf(exchange);
+    const answer = request instanceof ApiError ? Promise.resolve(request.toResponse(crypto.randomUUID())) : this.handle(request);
     answer.then((response) => this.respond(exchange, response));
+  }
+
+  /**
+   * The request the handler gets, or why there can be none. A handler of
+   * incoming requests gets the parsed request itself when it is an ordinary one
+   * (a plain method, a target that is a path); a fetch `Request` otherwise.
+   */
+  private requestOf(exchange: Exchange): IncomingRequest | ApiError {
+    const { head } = exchange;
+    if ("incoming" in this.settings.handler && PLAIN_METHODS.has(head.method) && head.target.charCodeAt(0) === 47 && head.target.charCodeAt(1) !== 47) {
+      // Serialized as a fetch Request would serialize it, so both see the same path (dot segments resolved).
+      const url = URL.parse(targetUrl(head.target, head.host)!);
+      if (url === null) return ApiError.badRequest("The request target is not a valid path.");
+      return new ParsedRequest(head.method, url.href, head.rawHeaders, this.bodyOf(exchange));
+    }
+    return this.toRequest(exchange);
   }
 
   /** The fetch Request the handler gets, or why there can be none. */
@@ -218,8 +238,7 @@ export class Http1Connection {
       const headers = new Headers();
       const raw = head.rawHeaders;
       for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-      const body = exchange.bodyDone || exchange.dropping ? null : this.bodyStream(exchange);
-      request = new Request(url, { method: head.method, headers, body, duplex: "half" } as RequestInit);
+      request = new Request(url, { method: head.method, headers, body: this.bodyOf(exchange), duplex: "half" } as RequestInit);
     } catch {
       // A method fetch refuses to carry (CONNECT, TRACE), or a value it cannot hold.
       return ApiError.badRequest(`The method ${head.method} cannot be served here.`);
@@ -229,12 +248,19 @@ export class Http1Connection {
     return request;
   }
 
-  private async handle(request: Request): Promise<Response> {
+  private async handle(request: IncomingRequest): Promise<Response> {
+    const handler = this.settings.handler;
     try {
-      return await this.settings.fetch(request, this.wire.remoteAddress);
+      // Only a fetch Request is ever handed to a fetch handler (requestOf builds one for it).
+      return await ("incoming" in handler ? handler.incoming(request, this.wire.remoteAddress) : handler.fetch(request as Request, this.wire.remoteAddress));
     } catch {
       return new ApiError("internal_error", "Something went wrong on our side.").toResponse(crypto.randomUUID());
     }
+  }
+
+  /** The request's body, if it has one the handler may read. */
+  private bodyOf(exchange: Exchange): ReadableStream<Uint8Array> | null {
+    return exchange.bodyDone || exchange.dropping ? null : this.bodyStream(exchange);
   }
 
   /** The body as a stream that takes bytes from the connection only when it is read. */

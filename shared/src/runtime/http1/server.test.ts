@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { createConnection, type Socket } from "node:net";
 import { listenHttp1 } from "../bun";
-import type { FetchHandler, RunningServer } from "../runtime";
+import { toFetchRequest } from "../incoming-request";
+import type { FetchHandler, RequestHandler, RunningServer } from "../runtime";
 import type { Http1Timeouts } from "./server";
 
 const servers: RunningServer[] = [];
@@ -9,8 +10,14 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.kill();
 });
 
+/** Every test runs twice: with a fetch handler, and with an incoming handler that asks for the fetch Request only then. */
+const HANDLER_KINDS = ["fetch", "incoming"] as const;
+let handlerKind: (typeof HANDLER_KINDS)[number] = "fetch";
+const handlerOf = (fetch: FetchHandler): RequestHandler =>
+  handlerKind === "fetch" ? { fetch } : { incoming: (request, peer) => fetch(toFetchRequest(request), peer) };
+
 function serve(fetch: FetchHandler, timeouts?: Partial<Http1Timeouts>, maxHeaderBytes?: number): number {
-  const server = listenHttp1({ port: 0, hostname: "127.0.0.1", fetch, timeouts, maxHeaderBytes });
+  const server = listenHttp1({ port: 0, hostname: "127.0.0.1", handler: handlerOf(fetch), timeouts, maxHeaderBytes });
   servers.push(server);
   return server.port;
 }
@@ -66,7 +73,11 @@ function connect(port: number) {
 
 const echoPath: FetchHandler = (request) => new Response(new URL(request.url).pathname, { headers: { "content-type": "text/plain" } });
 
-describe("the gateway's HTTP/1.1 server", () => {
+for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with ${kind === "fetch" ? "a fetch" : "an incoming"} handler`, () => {
+  beforeAll(() => {
+    handlerKind = kind;
+  });
+
   test("when requests are pipelined, then each runs once, one after the other, and the answers come in the order asked", async () => {
     const ran: string[] = [];
     let running = 0;
@@ -342,10 +353,10 @@ describe("the gateway's HTTP/1.1 server", () => {
     const server = listenHttp1({
       port: 0,
       hostname: "127.0.0.1",
-      fetch: async (request) => {
+      handler: handlerOf(async (request) => {
         if (new URL(request.url).pathname === "/slow") await new Promise<void>((resolve) => (release = resolve));
         return echoPath(request);
-      },
+      }),
     });
     servers.push(server);
     const idle = connect(server.port);
@@ -361,5 +372,32 @@ describe("the gateway's HTTP/1.1 server", () => {
     await drained;
     expect(busy.text()).toContain("connection: close");
     expect(busy.text()).toEndWith("/slow");
+  });
+});
+
+describe("what an incoming handler is handed", () => {
+  test("when the method is a plain one and the target a path, then it gets the parsed request, its URL serialized as fetch would", async () => {
+    const seen: { fetchRequest: boolean; url: string; key: string | null }[] = [];
+    const server = listenHttp1({
+      port: 0,
+      hostname: "127.0.0.1",
+      handler: {
+        incoming: (request) => {
+          seen.push({ fetchRequest: request instanceof Request, url: request.url, key: request.headers.get("x-api-key") });
+          return new Response("ok");
+        },
+      },
+    });
+    servers.push(server);
+    const client = connect(server.port);
+    await client.write("GET /v1/../healthz/./x?q=1 HTTP/1.1\r\nHost: gateway:8080\r\nX-API-Key: a\r\nx-api-key: b\r\n\r\n");
+    await client.write("GET http://gateway:8080/v1/new-page HTTP/1.1\r\nHost: gateway:8080\r\n\r\n");
+    expect(await client.answers(2)).toEqual([200, 200]);
+    client.close();
+    expect(seen).toEqual([
+      { fetchRequest: false, url: "http://gateway:8080/healthz/x?q=1", key: "a, b" },
+      // A target in absolute form is one a fetch Request reads for itself.
+      { fetchRequest: true, url: "http://gateway:8080/v1/new-page", key: null },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { Http1Connection, type Wire } from "./connection";
-import type { FetchHandler } from "../runtime";
+import type { RequestHandler } from "../runtime";
 
 export interface Http1Timeouts {
   /** A request head must arrive whole within this from its first byte (slow-header clients). */
@@ -13,7 +13,7 @@ export interface Http1Timeouts {
 export const DEFAULT_TIMEOUTS: Http1Timeouts = { headMs: 30_000, idleMs: 60_000, lingerMs: 5_000 };
 
 export interface Http1ServerOptions {
-  fetch: FetchHandler;
+  handler: RequestHandler;
   maxHeaderBytes: number;
   timeouts?: Partial<Http1Timeouts>;
 }
@@ -37,7 +37,7 @@ export class Http1Server {
   }
 
   open(wire: Wire): Http1Connection {
-    const connection = new Http1Connection(wire, { fetch: this.options.fetch, maxHeaderBytes: this.options.maxHeaderBytes, isDraining: () => this.draining });
+    const connection = new Http1Connection(wire, { handler: this.options.handler, maxHeaderBytes: this.options.maxHeaderBytes, isDraining: () => this.draining });
     this.connections.add(connection);
     if (this.draining) connection.closeWhenIdle();
     return connection;

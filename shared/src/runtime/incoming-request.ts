@@ -1,0 +1,44 @@
+/**
+ * What a handler reads of a request: a fetch `Request` has all of it, and so
+ * does the request our HTTP/1.1 server hands over without building a fetch
+ * `Request` first (one fewer object, its `Headers`, and a copy of every field
+ * a request). A handler typed on this runs on any runtime; one that needs a
+ * real `Request` (Elysia's router) asks `toFetchRequest` for it.
+ */
+export interface IncomingRequest {
+  readonly method: string;
+  /** Absolute, serialized as a fetch `Request` serializes it (dot segments resolved). */
+  readonly url: string;
+  readonly headers: FieldReader;
+  readonly body: ReadableStream<Uint8Array> | null;
+}
+
+/** The reading side of fetch's `Headers`: names compared without case, repeated fields joined with ", ". */
+export interface FieldReader {
+  get(name: string): string | null;
+  has(name: string): boolean;
+  /** Each field once, its name lower-case and its repeated values joined. */
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
+/** A handler that reads only an `IncomingRequest`: a fetch handler too, since a `Request` is one. */
+export type IncomingHandler = (request: IncomingRequest, clientAddress?: string) => Response | Promise<Response>;
+
+/** A request that can give the fetch `Request` it stands for. */
+interface ConvertibleRequest extends IncomingRequest {
+  toFetchRequest(): Request;
+}
+
+/** The fetch `Request` an incoming request stands for: itself when it is one, else built (once, by the request, when it knows how). */
+export function toFetchRequest(request: IncomingRequest): Request {
+  if (request instanceof Request) return request;
+  if (typeof (request as ConvertibleRequest).toFetchRequest === "function") return (request as ConvertibleRequest).toFetchRequest();
+  const headers = new Headers();
+  request.headers.forEach((value, name) => headers.append(name, value));
+  return new Request(request.url, { method: request.method, headers, body: request.body, duplex: "half" } as RequestInit);
+}
+
+/** The same request under another method and without a body (HEAD answered as the GET it stands for). */
+export function withMethod(request: IncomingRequest, method: string): IncomingRequest {
+  return { method, url: request.url, headers: request.headers, body: null };
+}
