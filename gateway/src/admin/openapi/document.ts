@@ -1,4 +1,3 @@
-import { swagger } from "@elysiajs/swagger";
 import { Elysia, type AnyElysia } from "elysia";
 import { createSchemaRegistry, type JsonSchema } from "../../openapi/json-schema";
 import { ADMIN_OPERATIONS, ADMIN_PREFIX, ADMIN_TAGS, type AdminOperationSpec } from "../operations";
@@ -115,6 +114,8 @@ function normalize(generated: Json): Json {
  * page loads Swagger UI from a CDN, so the page served is ours.
  */
 export async function buildAdminOpenApiDocument(managementRoutes: AnyElysia): Promise<Json> {
+  // Loaded when the document is first asked for: kept out of every gateway's memory (about 5 MB) until then.
+  const { swagger } = await import("@elysiajs/swagger");
   const generator = new Elysia()
     .use(swagger({ provider: "swagger-ui", path: "/generator", specPath: ADMIN_DOCUMENT_PATH }))
     .use(managementRoutes);
