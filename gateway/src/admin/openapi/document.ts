@@ -114,7 +114,7 @@ function normalize(generated: Json): Json {
  * page loads Swagger UI from a CDN, so the page served is ours.
  */
 export async function buildAdminOpenApiDocument(managementRoutes: AnyElysia): Promise<Json> {
-  // Loaded when the document is first asked for: kept out of every gateway's memory (about 5 MB) until then.
+  // Loaded when the document is first asked for: kept out of every gateway's memory (about 3 MB) until then.
   const { swagger } = await import("@elysiajs/swagger");
   const generator = new Elysia()
     .use(swagger({ provider: "swagger-ui", path: "/generator", specPath: ADMIN_DOCUMENT_PATH }))

@@ -4,7 +4,7 @@ import type { RequestHandler } from "../runtime";
 import { ChunkedBody, ChunkedBodyError } from "./chunked-body";
 import { chunkOf, EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
 import { Outgoing } from "./outgoing";
-import { ParsedRequest } from "./parsed-request";
+import { fetchRequestOf, ParsedRequest } from "./parsed-request";
 import { isRefusal, parseRequestHead, targetUrl, type RequestHead } from "./request-head";
 import { responseHead } from "./response-head";
 
@@ -235,10 +235,7 @@ export class Http1Connection {
     if (url === null) return ApiError.badRequest("The request target is not a valid path.");
     let request: Request;
     try {
-      const headers = new Headers();
-      const raw = head.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-      request = new Request(url, { method: head.method, headers, body: this.bodyOf(exchange), duplex: "half" } as RequestInit);
+      request = fetchRequestOf(head.method, url, head.rawHeaders, this.bodyOf(exchange));
     } catch {
       // A method fetch refuses to carry (CONNECT, TRACE), or a value it cannot hold.
       return ApiError.badRequest(`The method ${head.method} cannot be served here.`);

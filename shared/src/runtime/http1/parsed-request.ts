@@ -74,11 +74,14 @@ export class ParsedRequest implements IncomingRequest {
   }
 
   toFetchRequest(): Request {
-    if (this.fetchRequest === undefined) {
-      const headers = new Headers();
-      for (let i = 0; i < this.rawHeaders.length; i += 2) headers.append(this.rawHeaders[i]!, this.rawHeaders[i + 1]!);
-      this.fetchRequest = new Request(this.url, { method: this.method, headers, body: this.body, duplex: "half" } as RequestInit);
-    }
+    this.fetchRequest ??= fetchRequestOf(this.method, this.url, this.rawHeaders, this.body);
     return this.fetchRequest;
   }
+}
+
+/** A fetch `Request` of a parsed head; throws what `Request` throws (a method or value it cannot carry). */
+export function fetchRequestOf(method: string, url: string, rawHeaders: string[], body: ReadableStream<Uint8Array> | null): Request {
+  const headers = new Headers();
+  for (let i = 0; i < rawHeaders.length; i += 2) headers.append(rawHeaders[i]!, rawHeaders[i + 1]!);
+  return new Request(url, { method, headers, body, duplex: "half" } as RequestInit);
 }
