@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { Elysia } from "elysia";
-import { fetchUpstream, signPrincipal, signingKeyFrom, type Principal, type SendUpstream } from "@ws/shared";
+import { fetchUpstream, signPrincipal, signingKeyFrom, toResponse, type Principal, type SendUpstream } from "@ws/shared";
 import { bunRuntime } from "@ws/shared/runtime/bun";
 import { extractKey } from "../gateway/src/auth/extract-credential";
 import { generateKey, hashKey, isWellFormedKey } from "../gateway/src/keys/key-format";
@@ -70,7 +70,7 @@ const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 await measureConcurrent("plain fetch to a local upstream, 50 in flight", async () => (await fetch(`${upstreamUrl}/v1/new-page/x`)).arrayBuffer(), 50, 10_000);
 const forwardWith = (send: SendUpstream) => async () => {
   const response = await forward({ send, upstream: upstreamUrl, method: "GET", pathAndQuery: "/v1/new-page/x", headers, body: null, principalToken: "t".repeat(600), requestId: randomUUID(), timeoutMs: 10_000 });
-  return response.arrayBuffer();
+  return toResponse(response).arrayBuffer();
 };
 // Interleaved: on a shared machine the CPU a request costs drifts between runs.
 for (let round = 0; round < 3; round++) {

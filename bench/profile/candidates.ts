@@ -8,7 +8,7 @@
  */
 import { jwtVerify } from "jose";
 import { randomUUID } from "node:crypto";
-import { signPrincipal, signingKeyFrom, verifyPrincipal, PRINCIPAL_HEADER, REQUEST_ID_HEADER, type Principal } from "@ws/shared";
+import { signPrincipal, signingKeyFrom, toResponse, verifyPrincipal, PRINCIPAL_HEADER, REQUEST_ID_HEADER, type Principal } from "@ws/shared";
 import { bunRuntime } from "@ws/shared/runtime/bun";
 import { generateKey, isWellFormedKey } from "../../gateway/src/keys/key-format";
 import { forward } from "../../gateway/src/proxy/forward";
@@ -106,7 +106,7 @@ await cpuPerOperation("plain fetch with the same headers as forward() sends", as
 await cpuPerOperation("... and AbortSignal.timeout(10 s)", async () => (await fetch(`${upstreamUrl}/v1/new-page/x`, { headers: sameHeaders, signal: AbortSignal.timeout(10_000) })).arrayBuffer(), 50, 10_000);
 await cpuPerOperation("forward() (today)", async () => {
   const response = await forward({ send: bunRuntime.sendUpstream, upstream: upstreamUrl, method: "GET", pathAndQuery: "/v1/new-page/x", headers: incoming, body: null, principalToken, requestId: randomUUID(), timeoutMs: 10_000 });
-  return response.arrayBuffer();
+  return toResponse(response).arrayBuffer();
 }, 50, 10_000);
 await cpuPerOperation("candidate: lean forward", async () => (await leanForward("/v1/new-page/x", incoming, principalToken, randomUUID())).arrayBuffer(), 50, 10_000);
 upstream.stop(true);

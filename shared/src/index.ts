@@ -28,6 +28,7 @@ export * from "./schemas/list";
 export * from "./schemas/one-of";
 export * from "./runtime/runtime";
 export * from "./runtime/incoming-request";
+export * from "./runtime/plain-answer";
 export * from "./runtime/upstream";
 export * from "./runtime/fetch-upstream";
 export * from "./runtime/lifecycle";

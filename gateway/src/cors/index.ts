@@ -1,4 +1,4 @@
-import { ConfigError, type IncomingRequest } from "@ws/shared";
+import { ConfigError, toResponse, type Answer, type IncomingRequest } from "@ws/shared";
 
 /** Which browser origins may call the API: none (the default), every one, or the listed ones. */
 export type CorsOrigins = { kind: "none" } | { kind: "any" } | { kind: "list"; origins: Set<string> };
@@ -56,7 +56,7 @@ export function isPreflight(request: IncomingRequest): boolean {
  * and exposes the headers a script needs. `Vary: Origin` always, since the
  * answer depends on it.
  */
-export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (request: IncomingRequest, ...rest: Rest) => Promise<Response>) {
+export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (request: IncomingRequest, ...rest: Rest) => Promise<Answer>) {
   const preflight = (origin: string | null): Response => {
     const headers = new Headers({ vary: "Origin" });
     if (origin && allows(origins, origin)) {
@@ -68,7 +68,7 @@ export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (r
     return new Response(null, { status: 204, headers });
   };
   const decorated = async (request: IncomingRequest, origin: string | null, rest: Rest): Promise<Response> => {
-    const response = await fetch(request, ...rest);
+    const response = toResponse(await fetch(request, ...rest));
     const headers = new Headers(response.headers);
     headers.append("vary", "Origin");
     if (origin && allows(origins, origin)) {
@@ -78,7 +78,7 @@ export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (r
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
   // Not an async function itself: with no origin allowed, an API request goes straight through.
-  return (request: IncomingRequest, ...rest: Rest): Promise<Response> => {
+  return (request: IncomingRequest, ...rest: Rest): Promise<Answer> => {
     if (isPreflight(request)) return Promise.resolve(preflight(request.headers.get("origin")));
     if (origins.kind === "none") return fetch(request, ...rest);
     return decorated(request, request.headers.get("origin"), rest);

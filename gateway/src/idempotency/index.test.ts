@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiError, createLogger, migrate, openDatabase, uuidv7, type Database } from "@ws/shared";
+import { ApiError, createLogger, migrate, openDatabase, toResponse, uuidv7, type Database } from "@ws/shared";
 import { gatewayProcess } from "../definition";
 import { createIdempotency } from ".";
 
@@ -58,7 +58,7 @@ describe("idempotency, in process against the gateway's real schema", () => {
     });
     const key = crypto.randomUUID();
     await expect(idempotency.run(post(key), work.run)).rejects.toMatchObject({ status: 504 });
-    const replayed = await idempotency.run(post(key), work.run);
+    const replayed = toResponse(await idempotency.run(post(key), work.run));
     expect(replayed.status).toBe(504);
     expect(replayed.headers.get("idempotency-replayed")).toBe("true");
     expect(((await replayed.json()) as { error: { code: string } }).error.code).toBe("outcome_unknown");
@@ -104,10 +104,10 @@ describe("idempotency, in process against the gateway's real schema", () => {
     const expired = crypto.randomUUID();
     const live = crypto.randomUUID();
     const created = () => Promise.resolve(Response.json({ id: crypto.randomUUID() }, { status: 201 }));
-    const firstId = ((await (await idempotency.run(post(expired), created)).json()) as { id: string }).id;
+    const firstId = ((await toResponse(await idempotency.run(post(expired), created)).json()) as { id: string }).id;
     await idempotency.run(post(live), created);
     await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where idempotency_key = ${expired}`;
-    const again = await idempotency.run(post(expired, '{"title":"another body is fine once expired"}'), created);
+    const again = toResponse(await idempotency.run(post(expired, '{"title":"another body is fine once expired"}'), created));
     expect(again.headers.get("idempotency-replayed")).toBeNull();
     expect(((await again.json()) as { id: string }).id).not.toBe(firstId);
     await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where idempotency_key = ${expired}`;

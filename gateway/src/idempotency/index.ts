@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ApiError, ERROR_STATUS, errorBody, requestIdOf, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
+import { ApiError, ERROR_STATUS, errorBody, requestIdOf, toResponse, type Answer, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
 import * as store from "./store";
 import type { KeyRef, StoredAnswer } from "./store";
 
@@ -100,7 +100,7 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
   }
 
   /** Runs the request once per key: claims the key, or answers from what the key already holds. */
-  async function run(input: IdempotentRequest, execute: () => Promise<Response>): Promise<Response> {
+  async function run(input: IdempotentRequest, execute: () => Promise<Answer>): Promise<Answer> {
     const ref = keyOf(input);
     if (!ref) return execute();
     const attempt = { id: crypto.randomUUID(), fingerprint: fingerprint(input.operation.operationId, input.body), lockMs, ttlMs };
@@ -129,10 +129,10 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
     throw new ApiError("idempotency_key_in_use", "This Idempotency-Key is changing hands. Retry shortly.", { headers: { "retry-after": "1" } });
   }
 
-  async function runClaimed(input: IdempotentRequest, ref: KeyRef, attemptId: string, execute: () => Promise<Response>): Promise<Response> {
+  async function runClaimed(input: IdempotentRequest, ref: KeyRef, attemptId: string, execute: () => Promise<Answer>): Promise<Response> {
     let response: Response;
     try {
-      response = await execute();
+      response = toResponse(await execute());
     } catch (error) {
       if (error instanceof ApiError && keeps(error.status)) await keep(ref, attemptId, error.toResponse(requestIdOf(input.request)));
       else await letGo(ref, attemptId);

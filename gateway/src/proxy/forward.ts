@@ -1,4 +1,4 @@
-import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, serviceBudgetMs, type FieldReader, type SendUpstream } from "@ws/shared";
+import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, PlainAnswer, serviceBudgetMs, type Answer, type FieldReader, type SendUpstream } from "@ws/shared";
 
 /** Headers that describe one hop, or that carry the client's credentials: never passed on. */
 const NOT_FORWARDED = new Set([
@@ -65,7 +65,7 @@ function upstreamFailure(request: ForwardRequest, error: unknown): ApiError {
  * executed, retry); one that got the request and did not answer in time is a
  * 504 `outcome_unknown`, with `Retry-After` only when repeating the method is harmless.
  */
-export async function forward(request: ForwardRequest): Promise<Response> {
+export async function forward(request: ForwardRequest): Promise<Answer> {
   const headers: [string, string][] = [];
   request.headers.forEach((value, name) => {
     if (!NOT_FORWARDED.has(name)) headers.push([name, value]);
@@ -84,7 +84,7 @@ export async function forward(request: ForwardRequest): Promise<Response> {
   } catch (error) {
     throw upstreamFailure(request, error);
   }
-  // Read whole: one write to the client, of a length known.
-  if (answer.body instanceof Uint8Array) answer.headers.push(["content-length", String(answer.body.byteLength)]);
+  // Read whole: passed on as it is, with no Response made of it, in one write to the client.
+  if (answer.body === null || answer.body instanceof Uint8Array) return new PlainAnswer(answer.status, answer.headers, answer.body);
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }

@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { ApiError, createBodyBudget, PRINCIPAL_HEADER, signingKeyFrom, verifyPrincipal, type Logger, type Role, type Scope } from "@ws/shared";
+import { ApiError, createBodyBudget, PRINCIPAL_HEADER, signingKeyFrom, toResponse, verifyPrincipal, type Logger, type Role, type Scope } from "@ws/shared";
 import { bunRuntime } from "@ws/shared/runtime/bun";
 import type { Authenticated, Authenticator, Credential } from "../auth/authenticator";
 import { unauthorized } from "../auth/extract-credential";
@@ -128,7 +128,7 @@ function setup(overrides: Partial<PublicRequestDeps> = {}): Setup {
     ...overrides,
   };
   const handler = createPublicRequestHandler(deps);
-  return { deps, handle: (request, clientAddress = "203.0.113.7") => handler(request, clientAddress), clock, lookups, logs, observed };
+  return { deps, handle: async (request, clientAddress = "203.0.113.7") => toResponse(await handler(request, clientAddress)), clock, lookups, logs, observed };
 }
 
 function request(method: string, path: string, options: { key?: string; headers?: Record<string, string>; body?: BodyInit } = {}): Request {

@@ -1,4 +1,4 @@
-import { requestIdOf, type BodyBudget, type IncomingRequest, type Logger, type SendUpstream, type ServiceName, type SigningKey } from "@ws/shared";
+import { requestIdOf, type Answer, type BodyBudget, type IncomingRequest, type Logger, type SendUpstream, type ServiceName, type SigningKey } from "@ws/shared";
 import type { Authenticator } from "../auth/authenticator";
 import type { UpstreamErrorKind } from "../proxy/forward";
 import type { RateLimiter } from "../ratelimit/limiter";
@@ -43,7 +43,7 @@ export interface PublicRequestDeps {
  * and measured in one place.
  */
 export function createPublicRequestHandler(deps: PublicRequestDeps) {
-  async function run(request: IncomingRequest, clientAddress: string, trace: RequestTrace): Promise<Response> {
+  async function run(request: IncomingRequest, clientAddress: string, trace: RequestTrace): Promise<Answer> {
     const { route, url } = admit(deps.routes, request);
     trace.route = route.operationId;
     const { key, authenticated } = await authenticate(deps, request, clientAddress);
@@ -55,10 +55,10 @@ export function createPublicRequestHandler(deps: PublicRequestDeps) {
     return response;
   }
 
-  return async function handlePublicRequest(request: IncomingRequest, clientAddress = "unknown"): Promise<Response> {
+  return async function handlePublicRequest(request: IncomingRequest, clientAddress = "unknown"): Promise<Answer> {
     const started = performance.now();
     const trace = startTrace(requestIdOf(request));
-    let response: Response;
+    let response: Answer;
     try {
       response = await run(request, clientAddress, trace);
     } catch (error) {

@@ -1,6 +1,7 @@
 import { ApiError } from "../errors/api-error";
 import { requestIdOf } from "../http/request-id";
 import { fetchUpstream } from "./fetch-upstream";
+import { toResponse } from "./plain-answer";
 import type { Runtime } from "./runtime";
 
 declare const Deno: {
@@ -32,7 +33,7 @@ export const denoRuntime: Runtime = {
       }
       inFlight += 1;
       try {
-        return await fetch(request, info.remoteAddr.hostname);
+        return toResponse(await fetch(request, info.remoteAddr.hostname));
       } finally {
         inFlight -= 1;
         if (draining && inFlight === 0) idle?.();

@@ -1,3 +1,5 @@
+import type { Answer } from "./plain-answer";
+
 /**
  * What a handler reads of a request: a fetch `Request` has all of it, and so
  * does the request our HTTP/1.1 server hands over without building a fetch
@@ -21,8 +23,8 @@ export interface FieldReader {
   forEach(callback: (value: string, name: string) => void): void;
 }
 
-/** A handler that reads only an `IncomingRequest`: a fetch handler too, since a `Request` is one. */
-export type IncomingHandler = (request: IncomingRequest, clientAddress?: string) => Response | Promise<Response>;
+/** A handler that reads only an `IncomingRequest` (a `Request` is one), and may answer with a plain answer. */
+export type IncomingHandler = (request: IncomingRequest, clientAddress?: string) => Answer | Promise<Answer>;
 
 /** A request that can give the fetch `Request` it stands for. */
 interface ConvertibleRequest extends IncomingRequest {

@@ -30,7 +30,7 @@ export interface UpstreamRequest {
  */
 export interface UpstreamAnswer {
   status: number;
-  /** As pairs, which a Response takes without a Headers made in between. */
+  /** As pairs, names lower-case: a Response takes them without a Headers made in between, and a PlainAnswer as they are. */
   headers: [string, string][];
   /** Null when the answer has no body (HEAD, 204, 304). */
   body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;

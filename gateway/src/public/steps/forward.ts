@@ -1,4 +1,4 @@
-import { readStreamedBody, signPrincipal, streamBodyWithin, type IncomingRequest, type PublicOperation } from "@ws/shared";
+import { readStreamedBody, signPrincipal, streamBodyWithin, type Answer, type IncomingRequest, type PublicOperation } from "@ws/shared";
 import type { Credential } from "../../auth/authenticator";
 import { effectiveScopes } from "../../auth/permissions";
 import { forward } from "../../proxy/forward";
@@ -16,7 +16,7 @@ export async function forwardToService(
   deps: ForwardDeps,
   request: IncomingRequest,
   target: { route: PublicOperation; url: URL; credential: Credential; requestId: string },
-): Promise<Response> {
+): Promise<Answer> {
   const { route, url, credential, requestId } = target;
   const lease = deps.bodyBudget.lease(credential.keyId);
   try {

@@ -1,4 +1,4 @@
-import type { IncomingRequest } from "@ws/shared";
+import type { Answer, IncomingRequest } from "@ws/shared";
 import type { PublicRequestDeps } from "../handle-public-request";
 
 /**
@@ -23,7 +23,7 @@ export function startTrace(requestId: string): RequestTrace {
 }
 
 /** The one place a request is logged and measured, whatever its answer. */
-export function report(deps: Pick<PublicRequestDeps, "logger" | "observe">, request: IncomingRequest, trace: RequestTrace, response: Response, started: number): void {
+export function report(deps: Pick<PublicRequestDeps, "logger" | "observe">, request: IncomingRequest, trace: RequestTrace, response: Answer, started: number): void {
   const seconds = (performance.now() - started) / 1000;
   deps.observe?.({ route: trace.route, method: request.method, status: response.status, seconds, outcome: trace.outcome });
   deps.logger.info("request", {

@@ -236,7 +236,8 @@ export class ClientConnection implements SocketEvents {
   private begin(exchange: Exchange, status: number, rawHeaders: string[], framing: AnswerFraming, keepAlive: boolean): void {
     const headers: [string, string][] = [];
     for (let i = 0; i < rawHeaders.length; i += 2) {
-      if (!HOP_ANSWER_HEADERS.has(rawHeaders[i]!.toLowerCase())) headers.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
+      const name = rawHeaders[i]!.toLowerCase();
+      if (!HOP_ANSWER_HEADERS.has(name)) headers.push([name, rawHeaders[i + 1]!]);
     }
     exchange.status = status;
     exchange.headers = headers;

@@ -1,5 +1,6 @@
 import { ApiError } from "../../errors/api-error";
 import type { IncomingRequest } from "../incoming-request";
+import { PlainAnswer, type Answer } from "../plain-answer";
 import type { RequestHandler } from "../runtime";
 import { ChunkedBody, ChunkedBodyError } from "./chunked-body";
 import { chunkOf, EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
@@ -245,7 +246,7 @@ export class Http1Connection {
     return request;
   }
 
-  private async handle(request: IncomingRequest): Promise<Response> {
+  private async handle(request: IncomingRequest): Promise<Answer> {
     const handler = this.settings.handler;
     try {
       // Only a fetch Request is ever handed to a fetch handler (requestOf builds one for it).
@@ -341,9 +342,9 @@ export class Http1Connection {
     }
   }
 
-  private async respond(exchange: Exchange, response: Response): Promise<void> {
+  private async respond(exchange: Exchange, answer: Answer): Promise<void> {
     if (this.closed) {
-      await response.body?.cancel().catch(() => {});
+      if (answer instanceof Response) await answer.body?.cancel().catch(() => {});
       return;
     }
     if (!exchange.bodyDone) {
@@ -353,7 +354,7 @@ export class Http1Connection {
       if (waitingToSend || exchange.chunked !== undefined || exchange.remaining > DRAIN_MAX_BYTES) this.closeAfter = true;
     }
     if (this.settings.isDraining()) this.closeAfter = true;
-    const sent = await this.send(exchange, response);
+    const sent = answer instanceof PlainAnswer ? this.sendPlain(exchange, answer) : await this.send(exchange, answer);
     exchange.answered = true;
     if (!sent) return this.wire.terminate();
     if (!exchange.bodyDone) {
@@ -362,6 +363,19 @@ export class Http1Connection {
     }
     if (this.closeAfter && !exchange.bodyDone) return void this.finish();
     this.pump();
+  }
+
+  /** A plain answer, its body whole: head and body in one write, as a Response's whole body goes. */
+  private sendPlain(exchange: Exchange, answer: PlainAnswer): boolean {
+    const head = exchange.head;
+    const length = answer.body?.byteLength ?? 0;
+    const options = { version: head.minorVersion, closing: this.closeAfter };
+    if (head.method === "HEAD" || answer.status === 204 || answer.status === 304) {
+      this.write(responseHead(answer, { ...options, length: head.method === "HEAD" ? length : undefined }));
+    } else {
+      this.write(responseHead(answer, { ...options, length }, answer.body ?? undefined));
+    }
+    return true;
   }
 
   /** Writes the answer; false when it could not be sent whole (the connection must then be cut). */

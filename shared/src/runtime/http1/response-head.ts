@@ -1,3 +1,4 @@
+import type { FieldReader } from "../incoming-request";
 import { headWithBody } from "./fields";
 
 /** Reason phrases of the statuses answered here; clients ignore the phrase, so any other status goes without one. */
@@ -64,7 +65,7 @@ export interface HeadOptions {
  * the bytes to write (header values are byte strings: latin1 keeps them as
  * they are).
  */
-export function responseHead(response: Response, options: HeadOptions, body?: Uint8Array): Buffer {
+export function responseHead(response: { status: number; headers: Pick<FieldReader, "forEach"> }, options: HeadOptions, body?: Uint8Array): Buffer {
   const reason = REASONS[response.status];
   let text = reason === undefined ? `HTTP/1.1 ${response.status} \r\n` : `HTTP/1.1 ${response.status} ${reason}\r\n`;
   response.headers.forEach((value, name) => {

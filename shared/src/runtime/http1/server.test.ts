@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { createConnection, type Socket } from "node:net";
 import { listenHttp1 } from "../bun";
 import { toFetchRequest } from "../incoming-request";
+import { PlainAnswer } from "../plain-answer";
 import type { FetchHandler, RequestHandler, RunningServer } from "../runtime";
 import type { Http1Timeouts } from "./server";
 
@@ -399,5 +400,38 @@ describe("what an incoming handler is handed", () => {
       // A target in absolute form is one a fetch Request reads for itself.
       { fetchRequest: true, url: "http://gateway:8080/v1/new-page", key: null },
     ]);
+  });
+});
+
+describe("what a plain answer looks like on the wire", () => {
+  test("when a handler answers with a plain answer, then its fields and whole body go out with their length, and HEAD and 204 carry no body", async () => {
+    const body = new TextEncoder().encode('{"id":"1"}');
+    const server = listenHttp1({
+      port: 0,
+      hostname: "127.0.0.1",
+      handler: {
+        incoming: (request) => {
+          const path = new URL(request.url).pathname;
+          if (path === "/none") return new PlainAnswer(204, [["x-request-id", "r2"]], null);
+          const answer = new PlainAnswer(200, [["content-type", "application/json"], ["x-request-id", "stale"]], body);
+          answer.headers.set("x-request-id", "r1");
+          return answer;
+        },
+      },
+    });
+    servers.push(server);
+    const client = connect(server.port);
+    await client.write("GET /page HTTP/1.1\r\nHost: h\r\n\r\nHEAD /page HTTP/1.1\r\nHost: h\r\n\r\nGET /none HTTP/1.1\r\nHost: h\r\n\r\n");
+    expect(await client.answers(3)).toEqual([200, 200, 204]);
+    client.close();
+    const [get, head, none] = client.text().split(/(?=HTTP\/1\.1 )/);
+    expect(get).toStartWith("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-request-id: r1\r\n");
+    expect(get).toContain(`content-length: ${body.byteLength}\r\n`);
+    expect(get).toEndWith('\r\n\r\n{"id":"1"}');
+    expect(head).toContain(`content-length: ${body.byteLength}\r\n`);
+    expect(head).toEndWith("\r\n\r\n");
+    expect(none).toContain("x-request-id: r2\r\n");
+    expect(none).not.toContain("content-length");
+    expect(none).toEndWith("\r\n\r\n");
   });
 });
