@@ -3,8 +3,7 @@ import { Http1Client } from "./http1/client";
 import type { ClientWire, SocketEvents } from "./http1/client-connection";
 import type { Http1Connection, Wire } from "./http1/connection";
 import { Http1Server, type Http1Timeouts } from "./http1/server";
-import { toResponse } from "./plain-answer";
-import type { RequestHandler, RunningServer } from "./runtime";
+import { asFetchHandler, type RequestHandler, type RunningServer } from "./runtime";
 import type { Runtime } from "./runtime";
 
 /** Bun's TCP socket is the connection's wire as it is, carrying the connection as its data. */
@@ -85,7 +84,7 @@ export const bunRuntime: Runtime = {
   name: "bun",
   serve({ port, hostname, handler, facing }) {
     if (facing === "clients") return listenHttp1({ port, hostname, handler });
-    const fetch = "fetch" in handler ? handler.fetch : async (request: Request) => toResponse(await handler.incoming(request));
+    const fetch = asFetchHandler(handler);
     // A service is reached by the gateway's fetch alone, which never pipelines and reads an early
     // answer: Bun.serve, faster still. Its header limit is the --max-http-header-size flag every
     // Bun process is started with (scripts/system/processes.ts).

@@ -1,8 +1,7 @@
 import { ApiError } from "../errors/api-error";
 import { requestIdOf } from "../http/request-id";
 import { fetchUpstream } from "./fetch-upstream";
-import { toResponse } from "./plain-answer";
-import type { Runtime } from "./runtime";
+import { asFetchHandler, type Runtime } from "./runtime";
 
 declare const Deno: {
   serve(
@@ -16,8 +15,7 @@ declare const Deno: {
 export const denoRuntime: Runtime = {
   name: "deno",
   serve({ port, hostname, handler }) {
-    // Deno's server makes a fetch Request of every request: both kinds of handler take it.
-    const fetch = "fetch" in handler ? handler.fetch : handler.incoming;
+    const fetch = asFetchHandler(handler);
     const abort = new AbortController();
     // Deno's shutdown() lets responses finish but cuts request bodies still arriving
     // ("BadResource: Cannot read body"), so drain waits for handlers to return first.
@@ -33,7 +31,7 @@ export const denoRuntime: Runtime = {
       }
       inFlight += 1;
       try {
-        return toResponse(await fetch(request, info.remoteAddr.hostname));
+        return await fetch(request, info.remoteAddr.hostname);
       } finally {
         inFlight -= 1;
         if (draining && inFlight === 0) idle?.();

@@ -35,9 +35,16 @@ interface ConvertibleRequest extends IncomingRequest {
 export function toFetchRequest(request: IncomingRequest): Request {
   if (request instanceof Request) return request;
   if (typeof (request as ConvertibleRequest).toFetchRequest === "function") return (request as ConvertibleRequest).toFetchRequest();
+  const rawHeaders: string[] = [];
+  request.headers.forEach((value, name) => rawHeaders.push(name, value));
+  return fetchRequestOf(request.method, request.url, rawHeaders, request.body);
+}
+
+/** A fetch `Request` of fields given as name, value, name, value…; throws what `Request` throws (a method or value it cannot carry). */
+export function fetchRequestOf(method: string, url: string, rawHeaders: string[], body: ReadableStream<Uint8Array> | null): Request {
   const headers = new Headers();
-  request.headers.forEach((value, name) => headers.append(name, value));
-  return new Request(request.url, { method: request.method, headers, body: request.body, duplex: "half" } as RequestInit);
+  for (let i = 0; i < rawHeaders.length; i += 2) headers.append(rawHeaders[i]!, rawHeaders[i + 1]!);
+  return new Request(url, { method, headers, body, duplex: "half" } as RequestInit);
 }
 
 /** The same request under another method and without a body (HEAD answered as the GET it stands for). */

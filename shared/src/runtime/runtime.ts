@@ -1,4 +1,5 @@
 import type { IncomingHandler } from "./incoming-request";
+import { toResponse } from "./plain-answer";
 import type { SendUpstream } from "./upstream";
 
 /** The second argument is the client's address as the runtime saw it, where a listener facing clients needs it (Bun does not look it up for one facing the gateway). */
@@ -10,6 +11,13 @@ export type FetchHandler = (request: Request, clientAddress?: string) => Respons
  * our HTTP/1.1 server the parsed request, a `Request` built only on demand).
  */
 export type RequestHandler = { fetch: FetchHandler } | { incoming: IncomingHandler };
+
+/** The handler as a fetch handler, for a server that makes a `Request` of every request (Deno's, `Bun.serve`). */
+export function asFetchHandler(handler: RequestHandler): FetchHandler {
+  if ("fetch" in handler) return handler.fetch;
+  const { incoming } = handler;
+  return async (request, clientAddress) => toResponse(await incoming(request, clientAddress));
+}
 
 export interface RunningServer {
   port: number;

@@ -1,11 +1,11 @@
 import { ApiError } from "../../errors/api-error";
-import type { IncomingRequest } from "../incoming-request";
+import { fetchRequestOf, type IncomingRequest } from "../incoming-request";
 import { PlainAnswer, type Answer } from "../plain-answer";
 import type { RequestHandler } from "../runtime";
 import { ChunkedBody, ChunkedBodyError } from "./chunked-body";
 import { chunkOf, EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
 import { Outgoing } from "./outgoing";
-import { fetchRequestOf, ParsedRequest } from "./parsed-request";
+import { ParsedRequest } from "./parsed-request";
 import { isRefusal, parseRequestHead, targetUrl, type RequestHead } from "./request-head";
 import { responseHead } from "./response-head";
 

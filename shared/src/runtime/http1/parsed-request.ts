@@ -1,4 +1,4 @@
-import type { FieldReader, IncomingRequest } from "../incoming-request";
+import { fetchRequestOf, type FieldReader, type IncomingRequest } from "../incoming-request";
 
 /** Past this many fields, repeated names are found through a map rather than by comparing each with those before it. */
 const LINEAR_FIELDS = 16;
@@ -77,11 +77,4 @@ export class ParsedRequest implements IncomingRequest {
     this.fetchRequest ??= fetchRequestOf(this.method, this.url, this.rawHeaders, this.body);
     return this.fetchRequest;
   }
-}
-
-/** A fetch `Request` of a parsed head; throws what `Request` throws (a method or value it cannot carry). */
-export function fetchRequestOf(method: string, url: string, rawHeaders: string[], body: ReadableStream<Uint8Array> | null): Request {
-  const headers = new Headers();
-  for (let i = 0; i < rawHeaders.length; i += 2) headers.append(rawHeaders[i]!, rawHeaders[i + 1]!);
-  return new Request(url, { method, headers, body, duplex: "half" } as RequestInit);
 }
