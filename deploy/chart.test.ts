@@ -282,7 +282,7 @@ describe.skipIf(!helm)("the workspace-api Helm chart", () => {
     test("the gateway gets Redis, the admin token and the service URLs; the services get neither Redis nor the admin token", () => {
       const deployments = ofKind<Deployment>(defaults, "Deployment");
       const gateway = named(deployments, "-gateway").spec!.template.spec!.containers[0]!;
-      expect(envNames(gateway)).toEqual(["PORT", "ADMIN_PORT", "DB_POOL_MAX", "BUN_JSC_forceRAMSize", "DATABASE_URL", "INTERNAL_SIGNING_KEY", "REDIS_URL", "ADMIN_TOKEN"]);
+      expect(envNames(gateway)).toEqual(["PORT", "ADMIN_PORT", "DB_POOL_MAX", "BUN_JSC_forceRAMSize", "MIMALLOC_ARENA_EAGER_COMMIT", "MIMALLOC_PURGE_DELAY", "DATABASE_URL", "INTERNAL_SIGNING_KEY", "REDIS_URL", "ADMIN_TOKEN"]);
       for (const name of ["-pages", "-calendar"]) {
         expect(envNames(named(deployments, name).spec!.template.spec!.containers[0]!)).toEqual(["PORT", "DB_POOL_MAX", "DATABASE_URL", "INTERNAL_SIGNING_KEY"]);
       }

@@ -9,7 +9,9 @@ import type { ProcessDefinition } from "@ws/shared";
  * limit is raised for the gateway to answer with the error object. --smol and a
  * small forceRAMSize make JavaScriptCore collect garbage sooner: the gateway's
  * peak memory under full load drops from about 130 MB to 105 MB at the same
- * throughput (bench/README.md).
+ * throughput. Bun's allocator (mimalloc) set to give freed memory back at once
+ * and to commit its arenas as used: 5 MB less at rest and 10 to 20 MB less under
+ * floods of large bodies, at the same CPU (bench/README.md, "5. Memory").
  */
 export const gatewayProcess = {
   name: "gateway",
@@ -18,7 +20,7 @@ export const gatewayProcess = {
   migrations: new URL("./migrations/", import.meta.url),
   entry: { bun: new URL("./main.bun.ts", import.meta.url), deno: new URL("./main.deno.ts", import.meta.url) },
   runtime: {
-    bun: { flags: ["--smol", "--max-http-header-size=1048576"], env: { BUN_JSC_forceRAMSize: "268435456" } },
+    bun: { flags: ["--smol", "--max-http-header-size=1048576"], env: { BUN_JSC_forceRAMSize: "268435456", MIMALLOC_PURGE_DELAY: "0", MIMALLOC_ARENA_EAGER_COMMIT: "0" } },
     deno: { flags: [], env: {} },
   },
 } as const satisfies ProcessDefinition & { defaultAdminPort: number };

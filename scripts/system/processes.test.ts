@@ -36,7 +36,7 @@ describe("how processes are started", () => {
 
   test("the gateway's definition raises Bun's header limit and makes it collect garbage early", () => {
     expect(PROCESSES.gateway.runtime.bun.flags).toEqual(["--smol", "--max-http-header-size=1048576"]);
-    expect(PROCESSES.gateway.runtime.bun.env).toEqual({ BUN_JSC_forceRAMSize: "268435456" });
+    expect(PROCESSES.gateway.runtime.bun.env).toEqual({ BUN_JSC_forceRAMSize: "268435456", MIMALLOC_PURGE_DELAY: "0", MIMALLOC_ARENA_EAGER_COMMIT: "0" });
   });
 });
 
