@@ -35,8 +35,6 @@ function connectRedis(config: GatewayConfig, timed: boolean): Redis | Cluster {
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
-    // Concurrent requests' scripts go out in one write and come back in one read.
-    enableAutoPipelining: true,
   };
   if (config.redisCluster) {
     // REDIS_URL names one seed node; its credentials apply to every node the cluster reports.
@@ -49,6 +47,7 @@ function connectRedis(config: GatewayConfig, timed: boolean): Redis | Cluster {
     return new Cluster([config.redisUrl!], {
       redisOptions: { ...options, ...credentials },
       enableOfflineQueue: false,
+      // One pipeline cannot span slots: here the client groups each turn's calls by node.
       enableAutoPipelining: true,
       clusterRetryStrategy: options.retryStrategy,
     });

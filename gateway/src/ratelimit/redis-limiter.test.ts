@@ -115,6 +115,47 @@ describe.skipIf(!url)("redis limiter scripts", () => {
     expect(aOther!.limit).toBe(3);
   });
 
+  test("when calls of several keys are due in one turn, then they leave in one pipeline, and a lone call leaves without one", async () => {
+    const client = new Redis(url!, { maxRetriesPerRequest: 0 });
+    try {
+      const made = client.pipeline.bind(client);
+      let pipelines = 0;
+      client.pipeline = ((...args: Parameters<typeof made>) => {
+        pipelines++;
+        return made(...args);
+      }) as typeof client.pipeline;
+      const limiter = createRedisLimiter(client, { suspendAfterMultiple: 2, suspendSeconds: 60 });
+      const workspaceId = `ws_${unique()}`;
+      await limiter.hit({ id: "key_warm", workspaceId, limit: 10 });
+      expect(pipelines).toBe(0);
+      await awayFromMinuteEnd();
+      const decisions = await Promise.all(["key_a", "key_b", "key_c"].map((id) => limiter.hit({ id, workspaceId, limit: 10 })));
+      expect(pipelines).toBe(1);
+      expect(decisions.map((d) => [d.count, d.outcome])).toEqual([[1, "allowed"], [1, "allowed"], [1, "allowed"]]);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  test("when one key's call fails inside a turn's pipeline, then only that key's requests fail", async () => {
+    const limiter = createRedisLimiter(redis!, { suspendAfterMultiple: 2, suspendSeconds: 60 });
+    const workspaceId = `ws_${unique()}`;
+    // A counter that is not a hash: the script's HGET fails with WRONGTYPE for this key alone.
+    await redis!.set(redisKeys.counter(workspaceId, "key_broken"), "not a hash", "EX", 120);
+    await awayFromMinuteEnd();
+    const [good, broken, alsoGood] = await Promise.allSettled([
+      limiter.hit({ id: "key_good", workspaceId, limit: 10 }),
+      limiter.hit({ id: "key_broken", workspaceId, limit: 10 }),
+      limiter.hit({ id: "key_good", workspaceId, limit: 10 }),
+    ]);
+    expect(good.status).toBe("fulfilled");
+    expect(alsoGood.status).toBe("fulfilled");
+    expect(broken.status).toBe("rejected");
+    expect(String((broken as PromiseRejectedResult).reason)).toContain("WRONGTYPE");
+    const counts = [good, alsoGood].map((settled) => (settled as PromiseFulfilledResult<{ count: number }>).value.count);
+    expect(counts.sort()).toEqual([1, 2]);
+  });
+
   test("when an address keeps failing, then the shared counter refuses it past the limit with a Retry-After within the minute", async () => {
     const limiter = createRedisAuthFailureLimiter(redis!, 2);
     const address = `203.0.113.${unique()}`;
