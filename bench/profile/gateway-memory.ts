@@ -14,10 +14,10 @@
  * SECONDS (25) of load a run. Needs DATABASE_URL and REDIS_URL.
  */
 import { readFileSync } from "node:fs";
-import { adminClient } from "../../gateway/src/definition";
-import { freePortBlock, launchSystem, seedWorkspace, throwawayStorage } from "../../scripts/system";
+import { freePortBlock, launchSystem, throwawayStorage } from "../../scripts/system";
 import { load } from "../load";
 import { cpuSeconds } from "../machine";
+import { benchPage } from "../sections/launched-system";
 
 const SECONDS = Number(process.env.SECONDS ?? 25);
 const ROUNDS = Number(process.env.ROUNDS ?? 1);
@@ -58,13 +58,9 @@ async function run(variant: Record<string, string>) {
     readyTimeoutMs: 90_000,
   });
   try {
-    const unique = `${process.pid}-${Date.now()}`;
-    const tenant = await seedWorkspace(adminClient(system.adminUrls[0]!, system.adminToken), { name: `Memory ${unique}`, ownerEmail: `memory-${unique}@example.com` });
-    const headers = { authorization: `Bearer ${await tenant.key()}` };
     const gatewayUrl = system.gatewayUrls[0]!;
-    const created = await fetch(`${gatewayUrl}/v1/new-page`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ title: "Memory page", content: "Read over and over." }) });
-    if (created.status !== 201) throw new Error(`creating the page answered ${created.status}`);
-    const url = `${gatewayUrl}/v1/new-page/${((await created.json()) as { id: string }).id}`;
+    const { headers, path } = await benchPage({ gatewayUrl, adminUrl: system.adminUrls[0]!, adminToken: system.adminToken, tail: () => "" });
+    const url = gatewayUrl + path;
     const pid = system.children.find((child) => child.name === "gateway")!.process.pid!;
     const split = () => `anonymous ${rounded(megabytes(pid, "RssAnon"))}, file ${rounded(megabytes(pid, "RssFile"))}`;
     const atRest = { rss: rounded(megabytes(pid, "VmRSS")), split: split(), mappings: largestMappings(pid) };

@@ -99,7 +99,7 @@ export async function startThroughLauncher(options: { databaseUrl: string; redis
 }
 
 /** A key of a fresh tenant and the path of one page it created: what every section that loads the full path reads. */
-export async function benchPage(system: LaunchedSystem): Promise<{ headers: Record<string, string>; path: string }> {
+export async function benchPage(system: Pick<LaunchedSystem, "gatewayUrl" | "adminUrl" | "adminToken" | "tail">): Promise<{ headers: Record<string, string>; path: string }> {
   const tenant = await seedTenant({ adminUrl: system.adminUrl, adminToken: system.adminToken });
   const headers = { authorization: `Bearer ${await tenant.key()}` };
   const created = await fetch(`${system.gatewayUrl}/v1/new-page`, {
