@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../errors/api-error";
-import { concurrencyGate } from "./concurrency-gate";
+import { ACTIVE_WORKSPACE_MS, concurrencyGate } from "./concurrency-gate";
 import { Deadline } from "./deadline";
 
 describe("the concurrency gate", () => {
@@ -56,5 +56,123 @@ describe("the concurrency gate with deadlines", () => {
       await Bun.sleep(40);
       return "done";
     }, Deadline.in(10))).toBe("done");
+  });
+});
+
+/** A task that runs until `finish` is called, counting how many of its workspace run at once. */
+function heldTasks() {
+  const running = new Map<string, number>();
+  const most = new Map<string, number>();
+  const finishers: (() => void)[] = [];
+  const started: string[] = [];
+  const task = (workspace: string) => () =>
+    new Promise<void>((resolve) => {
+      started.push(workspace);
+      running.set(workspace, (running.get(workspace) ?? 0) + 1);
+      most.set(workspace, Math.max(most.get(workspace) ?? 0, running.get(workspace)!));
+      finishers.push(() => {
+        running.set(workspace, running.get(workspace)! - 1);
+        resolve();
+      });
+    });
+  const finishAll = async () => {
+    while (finishers.length) {
+      finishers.shift()!();
+      await Bun.sleep(0);
+    }
+  };
+  return { task, running, most, started, finishAll };
+}
+
+describe("the concurrency gate's workspace shares", () => {
+  test("when one workspace is alone, then it may use the whole gate, whatever the connections", async () => {
+    const admit = concurrencyGate(80, { connections: 10 });
+    const { task, running, finishAll } = heldTasks();
+    const all = Array.from({ length: 40 }, () => admit(task("a"), undefined, "a"));
+    expect(running.get("a")).toBe(40);
+    await finishAll();
+    await Promise.all(all);
+  });
+
+  test("when another workspace is active, then a workspace starts no more than its share of the connections and the other starts at once", async () => {
+    const admit = concurrencyGate(80, { connections: 10 });
+    const { task, running, finishAll } = heldTasks();
+    const first = Array.from({ length: 40 }, () => admit(task("a"), undefined, "a"));
+    const b = admit(task("b"), undefined, "b");
+    expect(running.get("b")).toBe(1);
+    // A's next requests wait until A runs fewer than its share (10 connections / 2 workspaces), then keep to it.
+    const runningWhenStarted: number[] = [];
+    const more = Array.from({ length: 10 }, () =>
+      admit(
+        () => {
+          runningWhenStarted.push(running.get("a")! + 1);
+          return task("a")();
+        },
+        undefined,
+        "a",
+      ),
+    );
+    expect(runningWhenStarted).toEqual([]);
+    await finishAll();
+    await Promise.all([...first, b, ...more]);
+    expect(runningWhenStarted).toHaveLength(10);
+    expect(Math.max(...runningWhenStarted)).toBe(5);
+  });
+
+  test("when workspaces wait for a full gate, then they take the freed slots in turn, each in its own order", async () => {
+    const admit = concurrencyGate(2, { connections: 10 });
+    const { task, started, finishAll } = heldTasks();
+    const order: string[] = [];
+    const tasks = [
+      ...["a1", "a2", "a3", "a4", "a5"].map((name) => admit(async () => { order.push(name); await task("a")(); }, undefined, "a")),
+      ...["b1", "b2"].map((name) => admit(async () => { order.push(name); await task("b")(); }, undefined, "b")),
+    ];
+    expect(started).toEqual(["a", "a"]);
+    await finishAll();
+    await Promise.all(tasks);
+    expect(order).toEqual(["a1", "a2", "a3", "b1", "a4", "b2", "a5"]);
+  });
+
+  test("when the other workspace has sent nothing for a while, then the one left gets the whole gate back", async () => {
+    let now = 0;
+    const admit = concurrencyGate(80, { connections: 4, clock: () => now });
+    const { task, running, finishAll } = heldTasks();
+    await admit(async () => {}, undefined, "b");
+    const held = Array.from({ length: 2 }, () => admit(task("a"), undefined, "a"));
+    const waiting = admit(task("a"), undefined, "a");
+    expect(running.get("a")).toBe(2);
+    now += ACTIVE_WORKSPACE_MS + 1;
+    const later = Array.from({ length: 5 }, () => admit(task("a"), undefined, "a"));
+    expect(running.get("a")).toBe(2);
+    await finishAll();
+    await Promise.all([...held, waiting, ...later]);
+    // B forgotten: A's requests run together again.
+    const again = Array.from({ length: 6 }, () => admit(task("a"), undefined, "a"));
+    expect(running.get("a")).toBe(6);
+    await finishAll();
+    await Promise.all(again);
+  });
+
+  test("when a workspace's waiting request reaches its deadline, then it alone is dropped and the workspaces go on taking turns", async () => {
+    const admit = concurrencyGate(1, { connections: 10 });
+    const { task, finishAll } = heldTasks();
+    const running = admit(task("a"), undefined, "a");
+    const dropped = admit(task("a"), Deadline.in(20), "a").catch((error: ApiError) => error.code);
+    const b = admit(task("b"), Deadline.in(5_000), "b");
+    expect(await dropped).toBe("service_unavailable");
+    await finishAll();
+    await running;
+    await finishAll();
+    await b;
+  });
+
+  test("when requests name no workspace, then they are never held to a share", async () => {
+    const admit = concurrencyGate(80, { connections: 2 });
+    const { task, running, finishAll } = heldTasks();
+    const named = [admit(task("a"), undefined, "a"), admit(task("b"), undefined, "b")];
+    const unnamed = Array.from({ length: 10 }, () => admit(task("none")));
+    expect(running.get("none")).toBe(10);
+    await finishAll();
+    await Promise.all([...named, ...unnamed]);
   });
 });

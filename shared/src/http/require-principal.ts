@@ -34,6 +34,26 @@ export function principalOf(request: Request): Principal {
   return principal;
 }
 
+const needsPrincipal = (path: string) => !UNAUTHENTICATED_SERVICE_PATHS.has(path) && !path.startsWith(INTERNAL_SERVICE_PREFIX);
+
+/**
+ * The workspace of the request's principal when it carries a valid one, read
+ * before the request waits for its turn (each workspace gets its share); the
+ * principal is kept, so requirePrincipal does not verify it again. Anything
+ * else is undefined here and refused by requirePrincipal, with its error.
+ */
+export function workspaceOfValidPrincipal(request: Request, keys: VerificationKeys): string | undefined {
+  const path = requestPath(request);
+  if (!needsPrincipal(path)) return undefined;
+  try {
+    const principal = verifiedPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
+    principals.set(request, principal);
+    return principal.workspace_id;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Services accept only requests that carry a principal the gateway signed for
  * exactly this method and path, recently, with the operation's scope. Checked
@@ -45,8 +65,8 @@ export function principalOf(request: Request): Principal {
 export function requirePrincipal(keys: VerificationKeys) {
   return new Elysia({ name: "require-principal" }).onRequest(({ request }) => {
     const path = requestPath(request);
-    if (UNAUTHENTICATED_SERVICE_PATHS.has(path) || path.startsWith(INTERNAL_SERVICE_PREFIX)) return;
-    const principal = verifiedPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
+    if (!needsPrincipal(path)) return;
+    const principal = principals.get(request) ?? verifiedPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
     assertScopeOf(request, path, principal);
     requestIdOf(request);
     principals.set(request, principal);

@@ -9,14 +9,14 @@ import { registerProcessMetrics } from "../observability/process-metrics";
 import { readinessMetrics } from "../observability/readiness-metrics";
 import { countRequests, routeLabels } from "../observability/request-metrics";
 import { WORKSPACE_PURGE_PATH } from "./workspace-purge";
-import { signingKeyFrom } from "../principal/internal-token";
+import { signingKeyFrom, type VerificationKeys } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
 import { createBodyBudget, type BodyBudget } from "../http/body-budget";
 import { concurrencyGate } from "../http/concurrency-gate";
 import { answerWithinDeadline } from "../http/request-deadline";
 import { keepReceivedBody, readBodyWithin } from "../http/request-body";
-import { UNAUTHENTICATED_SERVICE_PATHS } from "../http/require-principal";
+import { UNAUTHENTICATED_SERVICE_PATHS, workspaceOfValidPrincipal } from "../http/require-principal";
 import { requestPath } from "../http/request-path";
 import type { Deadline } from "../http/deadline";
 import { DEFAULT_MAX_BODY_BYTES } from "../operations/public-operation";
@@ -36,6 +36,9 @@ const REQUESTS_PER_CONNECTION = 8;
 interface FrontOptions {
   /** API requests admitted at once; the rest wait their turn, never past their deadline. */
   concurrency: number;
+  /** The database connections: while several workspaces are active, each runs at most its share of them. */
+  connections: number;
+  principalKeys: VerificationKeys;
   bodyLimitBytes: number;
   bodyBudget: BodyBudget;
 }
@@ -58,13 +61,13 @@ interface ServiceApp {
  * answer is ready. Probes and metrics never wait.
  */
 function serviceFront(app: ServiceApp, options: FrontOptions) {
-  const admit = concurrencyGate(options.concurrency);
+  const admit = concurrencyGate(options.concurrency, { connections: options.connections });
   const serve = (request: Request) => Promise.resolve(app.fetch(request));
   const receiveThenServe = async (request: Request, deadline: Deadline) => {
     const lease = options.bodyBudget.lease();
     try {
       keepReceivedBody(request, await readBodyWithin(request, { limitBytes: options.bodyLimitBytes, lease }));
-      return await admit(() => serve(request), deadline);
+      return await admit(() => serve(request), deadline, workspaceOfValidPrincipal(request, options.principalKeys));
     } finally {
       lease.release();
     }
@@ -72,7 +75,9 @@ function serviceFront(app: ServiceApp, options: FrontOptions) {
   return (request: Request) => {
     if (UNAUTHENTICATED_SERVICE_PATHS.has(requestPath(request))) return app.fetch(request);
     // Most requests (every GET) have no body: nothing to lease or read, so no extra step before the gate.
-    return answerWithinDeadline(request, (deadline) => (request.body ? receiveThenServe(request, deadline) : admit(() => serve(request), deadline)));
+    return answerWithinDeadline(request, (deadline) =>
+      request.body ? receiveThenServe(request, deadline) : admit(() => serve(request), deadline, workspaceOfValidPrincipal(request, options.principalKeys)),
+    );
   };
 }
 
@@ -120,7 +125,13 @@ export async function bootService(service: ServiceDefinition, source: Record<str
         hostname: config.host,
         facing: "gateway",
         fetch: countRequests(
-          serviceFront(app, { concurrency: config.database.poolMax * REQUESTS_PER_CONNECTION, bodyLimitBytes, bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }) }),
+          serviceFront(app, {
+            concurrency: config.database.poolMax * REQUESTS_PER_CONNECTION,
+            connections: config.database.poolMax,
+            principalKeys,
+            bodyLimitBytes,
+            bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }),
+          }),
           metrics,
           routeLabels([...operations.map((operation) => operation.path), ...UNAUTHENTICATED_SERVICE_PATHS, WORKSPACE_PURGE_PATH]),
         ),
