@@ -56,9 +56,11 @@ interface ServiceApp {
  * In front of the app, within the request's deadline: an API request's body is
  * read first, within the size limit and the process's budget of bodies in
  * memory, and only then does the request wait for its turn among the
- * requests the service runs at once (never past its deadline). A slow upload
- * never holds a turn, and the bytes held stay under the budget until the
- * answer is ready. Probes and metrics never wait.
+ * requests the service runs at once (never past its deadline), in its
+ * workspace's line: the principal is verified before it waits, so that while
+ * several workspaces are active each runs at most its share of the database
+ * connections. A slow upload never holds a turn, and the bytes held stay
+ * under the budget until the answer is ready. Probes and metrics never wait.
  */
 function serviceFront(app: ServiceApp, options: FrontOptions) {
   const admit = concurrencyGate(options.concurrency, { connections: options.connections });
