@@ -42,8 +42,7 @@ const needsPrincipal = (path: string) => !UNAUTHENTICATED_SERVICE_PATHS.has(path
  * principal is kept, so requirePrincipal does not verify it again. Anything
  * else is undefined here and refused by requirePrincipal, with its error.
  */
-export function workspaceOfValidPrincipal(request: Request, keys: VerificationKeys): string | undefined {
-  const path = requestPath(request);
+export function workspaceOfValidPrincipal(request: Request, path: string, keys: VerificationKeys): string | undefined {
   if (!needsPrincipal(path)) return undefined;
   try {
     const principal = verifiedPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
@@ -66,9 +65,12 @@ export function requirePrincipal(keys: VerificationKeys) {
   return new Elysia({ name: "require-principal" }).onRequest(({ request }) => {
     const path = requestPath(request);
     if (!needsPrincipal(path)) return;
-    const principal = principals.get(request) ?? verifiedPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
+    let principal = principals.get(request);
+    if (!principal) {
+      principal = verifiedPrincipal(request.headers.get(PRINCIPAL_HEADER), { method: request.method, path }, keys);
+      principals.set(request, principal);
+    }
     assertScopeOf(request, path, principal);
     requestIdOf(request);
-    principals.set(request, principal);
   });
 }

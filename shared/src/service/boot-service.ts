@@ -65,20 +65,22 @@ interface ServiceApp {
 function serviceFront(app: ServiceApp, options: FrontOptions) {
   const admit = concurrencyGate(options.concurrency, { connections: options.connections });
   const serve = (request: Request) => Promise.resolve(app.fetch(request));
-  const receiveThenServe = async (request: Request, deadline: Deadline) => {
+  const workspaceOf = (request: Request, path: string) => workspaceOfValidPrincipal(request, path, options.principalKeys);
+  const receiveThenServe = async (request: Request, path: string, deadline: Deadline) => {
     const lease = options.bodyBudget.lease();
     try {
       keepReceivedBody(request, await readBodyWithin(request, { limitBytes: options.bodyLimitBytes, lease }));
-      return await admit(() => serve(request), deadline, workspaceOfValidPrincipal(request, options.principalKeys));
+      return await admit(() => serve(request), deadline, workspaceOf(request, path));
     } finally {
       lease.release();
     }
   };
   return (request: Request) => {
-    if (UNAUTHENTICATED_SERVICE_PATHS.has(requestPath(request))) return app.fetch(request);
+    const path = requestPath(request);
+    if (UNAUTHENTICATED_SERVICE_PATHS.has(path)) return app.fetch(request);
     // Most requests (every GET) have no body: nothing to lease or read, so no extra step before the gate.
     return answerWithinDeadline(request, (deadline) =>
-      request.body ? receiveThenServe(request, deadline) : admit(() => serve(request), deadline, workspaceOfValidPrincipal(request, options.principalKeys)),
+      request.body ? receiveThenServe(request, path, deadline) : admit(() => serve(request), deadline, workspaceOf(request, path)),
     );
   };
 }
