@@ -1,12 +1,12 @@
 import { ApiError } from "../errors/api-error";
 
 /**
- * The request-body bytes a process holds at once, in all and per key. A request
- * takes a lease for its body before the bytes arrive (its declared length, or
- * chunk by chunk when it has none) and gives it back when it is answered, so
- * memory stays bounded however many bodies are sent at once: past the budget a
- * request is refused (503, or 429 when one key holds its whole share) instead of
- * being buffered.
+ * The request-body bytes a process holds at once, in all and per holder (an API
+ * key at the gateway, a workspace at a service). A request takes a lease for its
+ * body before the bytes arrive (its declared length, or chunk by chunk when it
+ * has none) and gives it back when it is answered, so memory stays bounded
+ * however many bodies are sent at once: past the budget a request is refused
+ * (503, or 429 when its holder holds its whole share) instead of being buffered.
  */
 export interface BodyBudget {
   lease(key?: string): BodyLease;
@@ -23,13 +23,16 @@ export interface BodyLease {
 
 export interface BodyBudgetLimits {
   totalBytes: number;
-  /** A key's share; absent: a key may use the whole budget. */
+  /** A holder's share; absent: one holder may use the whole budget. */
   perKeyBytes?: number;
+  /** Who holds a share, as the refusal names it (default "key"). */
+  holder?: "key" | "workspace";
 }
 
 const RETRY_AFTER = { "retry-after": "1" };
 
 export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
+  const overShare = `This ${limits.holder ?? "key"} has too many request bodies in transit at once. Retry when some have been answered.`;
   let total = 0;
   const byKey = new Map<string, number>();
   return {
@@ -41,7 +44,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (bytes <= 0) return;
           const keyHeld = key === undefined ? 0 : (byKey.get(key) ?? 0);
           if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) {
-            throw new ApiError("rate_limit_exceeded", "This key has too many request bodies in transit at once. Retry when some have been answered.", {
+            throw new ApiError("rate_limit_exceeded", overShare, {
               headers: RETRY_AFTER,
               details: { reason: "request_bodies_in_transit" },
             });

@@ -34,7 +34,8 @@ export function principalOf(request: Request): Principal {
   return principal;
 }
 
-const needsPrincipal = (path: string) => !UNAUTHENTICATED_SERVICE_PATHS.has(path) && !path.startsWith(INTERNAL_SERVICE_PREFIX);
+/** Every path but the probes, the metrics and the gateway's internal orders. */
+export const needsPrincipal = (path: string) => !UNAUTHENTICATED_SERVICE_PATHS.has(path) && !path.startsWith(INTERNAL_SERVICE_PREFIX);
 
 /**
  * The workspace of the request's principal when it carries a valid one, read

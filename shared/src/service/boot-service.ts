@@ -16,7 +16,7 @@ import { createBodyBudget, type BodyBudget } from "../http/body-budget";
 import { concurrencyGate } from "../http/concurrency-gate";
 import { answerWithinDeadline } from "../http/request-deadline";
 import { keepReceivedBody, readBodyWithin } from "../http/request-body";
-import { UNAUTHENTICATED_SERVICE_PATHS, workspaceOfValidPrincipal } from "../http/require-principal";
+import { needsPrincipal, UNAUTHENTICATED_SERVICE_PATHS, workspaceOfValidPrincipal } from "../http/require-principal";
 import { requestPath } from "../http/request-path";
 import type { Deadline } from "../http/deadline";
 import { DEFAULT_MAX_BODY_BYTES } from "../operations/public-operation";
@@ -32,6 +32,17 @@ const MiB = 1024 * 1024;
  * than behind a long pipeline.
  */
 const REQUESTS_PER_CONNECTION = 8;
+
+/**
+ * The bytes of bodies one workspace may hold at a service: half the budget, so
+ * that another workspace always has the other half, but never less than the
+ * largest body, which must be able to pass. Undefined when that is the whole
+ * budget: a full budget is then the service's 503, not one workspace's 429.
+ */
+export function workspaceBodyShare(totalBytes: number, largestBodyBytes: number): number | undefined {
+  const share = Math.max(largestBodyBytes, Math.floor(totalBytes / 2));
+  return share < totalBytes ? share : undefined;
+}
 
 interface FrontOptions {
   /** API requests admitted at once; the rest wait their turn, never past their deadline. */
@@ -53,24 +64,27 @@ interface ServiceApp {
 }
 
 /**
- * In front of the app, within the request's deadline: an API request's body is
- * read first, within the size limit and the process's budget of bodies in
- * memory, and only then does the request wait for its turn among the
- * requests the service runs at once (never past its deadline), in its
- * workspace's line: the principal is verified before it waits, so that while
- * several workspaces are active each runs at most its share of the database
- * connections. A slow upload never holds a turn, and the bytes held stay
- * under the budget until the answer is ready. Probes and metrics never wait.
+ * In front of the app, within the request's deadline: an API request's
+ * principal is verified first, then its body is read, within the size limit,
+ * the process's budget of bodies in memory and its workspace's share of that
+ * budget, and only then does the request wait for its turn among the requests
+ * the service runs at once (never past its deadline), in its workspace's line:
+ * while several workspaces are active each runs at most its share of the
+ * database connections. A slow upload never holds a turn, the bytes held stay
+ * under the budget until the answer is ready, and a workspace whose bodies
+ * wait past its share of the connections cannot hold the whole budget meanwhile.
+ * A request without a valid principal is refused before its body is read.
+ * Probes and metrics never wait.
  */
 function serviceFront(app: ServiceApp, options: FrontOptions) {
   const admit = concurrencyGate(options.concurrency, { connections: options.connections });
   const serve = (request: Request) => Promise.resolve(app.fetch(request));
   const workspaceOf = (request: Request, path: string) => workspaceOfValidPrincipal(request, path, options.principalKeys);
-  const receiveThenServe = async (request: Request, path: string, deadline: Deadline) => {
-    const lease = options.bodyBudget.lease();
+  const receiveThenServe = async (request: Request, workspace: string | undefined, deadline: Deadline) => {
+    const lease = options.bodyBudget.lease(workspace);
     try {
       keepReceivedBody(request, await readBodyWithin(request, { limitBytes: options.bodyLimitBytes, lease }));
-      return await admit(() => serve(request), deadline, workspaceOf(request, path));
+      return await admit(() => serve(request), deadline, workspace);
     } finally {
       lease.release();
     }
@@ -78,10 +92,13 @@ function serviceFront(app: ServiceApp, options: FrontOptions) {
   return (request: Request) => {
     const path = requestPath(request);
     if (UNAUTHENTICATED_SERVICE_PATHS.has(path)) return app.fetch(request);
-    // Most requests (every GET) have no body: nothing to lease or read, so no extra step before the gate.
-    return answerWithinDeadline(request, (deadline) =>
-      request.body ? receiveThenServe(request, path, deadline) : admit(() => serve(request), deadline, workspaceOf(request, path)),
-    );
+    return answerWithinDeadline(request, (deadline) => {
+      const workspace = workspaceOf(request, path);
+      // Most requests (every GET) have no body: nothing to lease or read, so no extra step before the gate.
+      // Without a valid principal the app answers 401 at once, and the body is never read.
+      const unread = !request.body || (workspace === undefined && needsPrincipal(path));
+      return unread ? admit(() => serve(request), deadline, workspace) : receiveThenServe(request, workspace, deadline);
+    });
   };
 }
 
@@ -134,7 +151,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
             connections: config.database.poolMax,
             principalKeys,
             bodyLimitBytes,
-            bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes }),
+            bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: workspaceBodyShare(config.inflightBodyBytes, bodyLimitBytes), holder: "workspace" }),
           }),
           metrics,
           routeLabels([...operations.map((operation) => operation.path), ...UNAUTHENTICATED_SERVICE_PATHS, WORKSPACE_PURGE_PATH]),
