@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectError } from "../../harness/assertions";
+import { eventually } from "../../harness/eventually";
 import { apiClient, readResponse } from "../../harness/http";
 import { portOf, rawConnection, type RawConnection } from "../../harness/raw-http";
 import { startSystem, type TestSystem } from "../../harness/system";
@@ -51,20 +52,9 @@ function putContent(key: string, pageId: string, content: string) {
   }).then(readResponse);
 }
 
-/** Polls until `predicate` holds for an answer of `attempt`, or gives the last answer at the deadline. */
-async function eventually<T>(attempt: () => Promise<T>, predicate: (answer: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let answer = await attempt();
-  while (!predicate(answer) && Date.now() < deadline) {
-    await Bun.sleep(100);
-    answer = await attempt();
-  }
-  return answer;
-}
-
 describe("a service's budget of request bodies is shared between workspaces", () => {
   test("when one workspace holds half of a service's body budget, then its next body is 429 while another workspace's large body still passes", async () => {
-    // Two keys, so the gateway's per-key share (32 MiB) is never what refuses.
+    // Two keys: the share is the workspace's, whichever of its keys the bodies come with.
     const [first, second] = [await hog.key(), await hog.key()];
     await holdUpload(first, hogPage, 7 * MiB, 5.5 * MiB);
     await holdUpload(second, hogPage, 7 * MiB, 5.5 * MiB);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectError } from "../../harness/assertions";
+import { eventually } from "../../harness/eventually";
 import { apiClient, readResponse } from "../../harness/http";
 import { portOf, rawConnection, type RawConnection, type RawResponse } from "../../harness/raw-http";
 import { startSystem, type TestSystem } from "../../harness/system";
@@ -73,17 +74,6 @@ async function smallPut(key: string) {
 async function bytesInTransit(): Promise<number> {
   const text = await (await fetch(`${system.adminUrl}/metrics`)).text();
   return Number(/^request_body_bytes_in_transit (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
-}
-
-/** Polls until `predicate` holds for an answer of `attempt`, or fails after the deadline with the last answer. */
-async function eventually<T>(attempt: () => Promise<T>, predicate: (answer: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let answer = await attempt();
-  while (!predicate(answer) && Date.now() < deadline) {
-    await Bun.sleep(100);
-    answer = await attempt();
-  }
-  return answer;
 }
 
 describe("request bodies in transit are bounded, and past the bound refused instead of buffered", () => {
