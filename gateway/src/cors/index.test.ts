@@ -46,4 +46,12 @@ describe("the CORS wrapper", () => {
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
   });
+
+  test("when a preflight is answered, then it carries a request id like every answer, the caller's when it sent a sane one", async () => {
+    const serve = withCors(parseCorsOrigins("https://app.example.com"), inner);
+    expect((await serve(preflight("https://evil.example"))).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const traced = preflight("https://app.example.com");
+    traced.headers.set("x-request-id", "trace-42");
+    expect((await serve(traced)).headers.get("x-request-id")).toBe("trace-42");
+  });
 });

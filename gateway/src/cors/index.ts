@@ -1,4 +1,4 @@
-import { ConfigError, toResponse, type Answer, type IncomingRequest } from "@ws/shared";
+import { ConfigError, REQUEST_ID_HEADER, requestIdOf, toResponse, type Answer, type IncomingRequest } from "@ws/shared";
 
 /** Which browser origins may call the API: none (the default), every one, or the listed ones. */
 export type CorsOrigins = { kind: "none" } | { kind: "any" } | { kind: "list"; origins: Set<string> };
@@ -50,15 +50,16 @@ export function isPreflight(request: IncomingRequest): boolean {
 
 /**
  * CORS for the public port. A preflight is answered here, before routing and
- * authentication, so it needs no key and counts against none: 204, with the
- * Access-Control-Allow-* headers only when the origin is allowed (a browser then
- * refuses the real request). Every other answer to an allowed origin says so
+ * authentication, so it needs no key and counts against none: 204 with its
+ * X-Request-Id, and the Access-Control-Allow-* headers only when the origin is
+ * allowed (a browser then refuses the real request). Every other answer to an allowed origin says so
  * and exposes the headers a script needs. `Vary: Origin` always, since the
  * answer depends on it.
  */
 export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (request: IncomingRequest, ...rest: Rest) => Promise<Answer>) {
-  const preflight = (origin: string | null): Response => {
-    const headers = new Headers({ vary: "Origin" });
+  const preflight = (request: IncomingRequest, origin: string | null): Response => {
+    // Like every answer of the API, a preflight's carries its request id.
+    const headers = new Headers({ vary: "Origin", [REQUEST_ID_HEADER]: requestIdOf(request) });
     if (origin && allows(origins, origin)) {
       headers.set("access-control-allow-origin", origins.kind === "any" ? "*" : origin);
       headers.set("access-control-allow-methods", ALLOWED_METHODS.join(", "));
@@ -79,7 +80,7 @@ export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (r
   };
   // Not an async function itself: with no origin allowed, an API request goes straight through.
   return (request: IncomingRequest, ...rest: Rest): Promise<Answer> => {
-    if (isPreflight(request)) return Promise.resolve(preflight(request.headers.get("origin")));
+    if (isPreflight(request)) return Promise.resolve(preflight(request, request.headers.get("origin")));
     if (origins.kind === "none") return fetch(request, ...rest);
     return decorated(request, request.headers.get("origin"), rest);
   };

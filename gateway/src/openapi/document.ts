@@ -254,7 +254,7 @@ function notAllowedOperation(path: string, method: string, allow: string[]) {
     operation.summary = "CORS preflight";
     operation.description =
       "A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.";
-    responses["204"] = { description: "The preflight's answer; no body." };
+    responses["204"] = { description: "The preflight's answer; no body.", headers: { "X-Request-Id": ref("headers", headerComponentName("X-Request-Id")) } };
   }
   return operation;
 }

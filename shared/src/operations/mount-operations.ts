@@ -63,8 +63,11 @@ function wireQuery(query: TSchema): { schema: TSchema; integers: Map<string, Int
 }
 
 function outOfBounds(field: string, text: string, { minimum, maximum: declared }: IntegerBounds): FieldError {
-  // The largest exact integer is a bound of the number type, not of the parameter.
-  const maximum = declared !== undefined && declared < Number.MAX_SAFE_INTEGER ? declared : undefined;
+  const value = Number(text);
+  const tooLarge = !Number.isSafeInteger(value) || (declared !== undefined && value > declared);
+  // The largest exact integer is a bound of the number type, not of the parameter: it is named only to a value past it.
+  const bound = Math.min(declared ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const maximum = bound < Number.MAX_SAFE_INTEGER || tooLarge ? bound : undefined;
   const allowed = { ...(minimum === undefined ? {} : { min: minimum }), ...(maximum === undefined ? {} : { max: maximum }) };
   const range = maximum === undefined ? `of at least ${minimum ?? 0}` : `from ${minimum ?? 0} to ${maximum}`;
   return { field, rule: "range", message: `${field} must be an integer ${range} (got ${text.slice(0, 40)})`, allowed };

@@ -55,6 +55,12 @@ describe("CORS preflight", () => {
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
   });
+
+  test("when any preflight is answered, then it carries an X-Request-Id like every answer", async () => {
+    for (const origin of [APP, "https://evil.example"]) {
+      expect((await preflight(system.baseUrl, "/v1/new-page", origin)).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
 });
 
 describe("CORS on answers", () => {

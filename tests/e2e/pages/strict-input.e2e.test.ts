@@ -11,6 +11,19 @@ describe("page and per_page are integers in decimal digits", () => {
     expectError(await call("GET", `${PAGES}?per_page=${encodeURIComponent(value)}`), 422, "validation_error", ["per_page"]);
   });
 
+  test("when page is past the largest safe integer, then the error says the range it must be in, both ends", async () => {
+    const { call } = await pagesTenant();
+    const answer = await call("GET", `${PAGES}?page=9007199254740992`);
+    expectError(answer, 422, "validation_error", ["page"]);
+    expect(answer.body.error.details.errors[0]).toMatchObject({
+      rule: "range",
+      message: "page must be an integer from 1 to 9007199254740991 (got 9007199254740992)",
+      allowed: { min: 1, max: 9007199254740991 },
+    });
+    // A value under the range keeps the plain form: the bound of the number type is not the parameter's.
+    expect((await call("GET", `${PAGES}?page=0`)).body.error.details.errors[0]).toEqual({ field: "page", rule: "range", message: "page must be an integer of at least 1 (got 0)", allowed: { min: 1 } });
+  });
+
   test("when both are decimal digits, then they are read as such, leading zeros and the largest safe integer included", async () => {
     const { call } = await pagesTenant();
     await createPage(call, { title: "one" });
