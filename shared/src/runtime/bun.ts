@@ -1,4 +1,4 @@
-import { PARSER_MAX_HEADER_BYTES } from "../http/header-limits";
+import { SERVER_MAX_HEAD_BYTES } from "../http/header-limits";
 import { Http1Client } from "./http1/client";
 import type { ClientWire, SocketEvents } from "./http1/client-connection";
 import type { Http1Connection, Wire } from "./http1/connection";
@@ -26,9 +26,16 @@ declare const Bun: {
  * node:http in Bun answers both right but costs about 15 µs and 27 MB more
  * under load.
  */
-export function listenHttp1(options: { port: number; hostname: string; handler: RequestHandler; maxHeaderBytes?: number; timeouts?: Partial<Http1Timeouts> }): RunningServer {
+export function listenHttp1(options: {
+  port: number;
+  hostname: string;
+  handler: RequestHandler;
+  maxHeaderBytes?: number;
+  timeouts?: Partial<Http1Timeouts>;
+  unfinishedHeadsMaxBytes?: number;
+}): RunningServer {
   const { port, hostname, handler } = options;
-  const server = new Http1Server({ handler, maxHeaderBytes: options.maxHeaderBytes ?? PARSER_MAX_HEADER_BYTES, timeouts: options.timeouts });
+  const server = new Http1Server({ handler, maxHeaderBytes: options.maxHeaderBytes ?? SERVER_MAX_HEAD_BYTES, timeouts: options.timeouts, unfinishedHeadsMaxBytes: options.unfinishedHeadsMaxBytes });
   const listener = Bun.listen({
     hostname,
     port,

@@ -27,6 +27,12 @@ export interface ConnectionSettings {
   maxHeaderBytes: number;
   /** True once the server is draining: every answer closes its connection. */
   isDraining(): boolean;
+  /**
+   * Changes the bytes this connection holds of a head still incomplete by
+   * `delta`; false when the server's budget for such heads, over every
+   * connection, cannot take them.
+   */
+  holdHead(delta: number): boolean;
 }
 
 /** Body bytes (or pipelined requests) held for a handler that has not asked for them, before the socket is paused. */
@@ -86,6 +92,8 @@ export class Http1Connection {
   endedAt: number | undefined;
   /** When an answer went out with its request's body still coming (it is read and dropped; bounded like a linger). */
   droppingSince: number | undefined;
+  /** Bytes of an incomplete head counted in the server's budget. */
+  private heldHead = 0;
 
   constructor(
     private readonly wire: Wire,
@@ -108,6 +116,13 @@ export class Http1Connection {
 
   onDrain(): void {
     this.outgoing.onDrain();
+    // Pipelined requests wait while answers do: the next one starts once the client has taken them.
+    if (!this.outgoing.pending) this.pump();
+  }
+
+  /** Since when an answer has been waiting for a client that takes none of it (for the idle timeout). */
+  get stalledSince(): number | undefined {
+    return this.outgoing.stalledSince;
   }
 
   /** The peer sent FIN: the requests it sent whole are still answered, then the connection closes. */
@@ -119,6 +134,7 @@ export class Http1Connection {
 
   onClose(): void {
     this.closed = true;
+    this.holdHead(0);
     const exchange = this.exchange;
     // A body that arrived whole before the client went is still the request's, as if it had stayed.
     const arrivedWhole = exchange !== undefined && exchange.chunked === undefined && this.buffer.length >= exchange.remaining;
@@ -148,10 +164,12 @@ export class Http1Connection {
         if (this.closeAfter) return void this.finish();
         continue;
       }
+      // A client that sends requests without reading the answers would otherwise have them pile up here, unbounded.
+      if (this.outgoing.pending) break;
       if (!this.startNextRequest()) break;
     }
-    // Past HELD_BYTES nothing more is read until the handler or the next request takes what is held.
-    const hold = this.exchange !== undefined && this.buffer.length >= HELD_BYTES;
+    // Past HELD_BYTES nothing more is read until the handler, the next request or the client's reading of the answers takes what is held.
+    const hold = (this.exchange !== undefined || this.outgoing.pending) && this.buffer.length >= HELD_BYTES;
     if (hold !== this.paused) {
       this.paused = hold;
       if (hold) this.wire.pause();
@@ -166,6 +184,7 @@ export class Http1Connection {
     if (start > 0) this.buffer = this.buffer.subarray(start);
     if (this.buffer.length === 0) {
       this.headStartedAt = undefined;
+      this.holdHead(0);
       if (this.peerEnded || this.closeAfter) void this.finish();
       return false;
     }
@@ -174,6 +193,8 @@ export class Http1Connection {
     if (end === -1 || end > this.settings.maxHeaderBytes) {
       if (this.buffer.length > this.settings.maxHeaderBytes) {
         this.refuse(new ApiError("request_header_fields_too_large", "The request headers are too large."));
+      } else if (!this.holdHead(this.buffer.length)) {
+        this.refuse(new ApiError("service_unavailable", "Too many requests are arriving incomplete at once. Try again shortly.", { headers: { "retry-after": "1" } }));
       } else if (this.peerEnded) {
         void this.finish();
       }
@@ -182,6 +203,7 @@ export class Http1Connection {
     const text = this.buffer.toString("latin1", 0, end);
     this.buffer = this.buffer.subarray(end + 4);
     this.headStartedAt = undefined;
+    this.holdHead(0);
     const head = parseRequestHead(text);
     if (isRefusal(head)) {
       this.refuse(ApiError.badRequest(head.refused));
@@ -465,9 +487,18 @@ export class Http1Connection {
     return this.closed ? Promise.resolve() : this.outgoing.writable();
   }
 
+  /** Counts `bytes` of an incomplete head in the server's budget instead of what was counted; false when it cannot take them. */
+  private holdHead(bytes: number): boolean {
+    if (bytes === this.heldHead) return true;
+    if (!this.settings.holdHead(bytes - this.heldHead)) return false;
+    this.heldHead = bytes;
+    return true;
+  }
+
   /** A head that cannot be read: its answer, then the connection closes (where the next request would start is unknown). */
   private refuse(error: ApiError): void {
     this.buffer = EMPTY;
+    this.holdHead(0);
     this.closeAfter = true;
     const head: RequestHead = { method: "GET", target: "/", minorVersion: 1, rawHeaders: [], host: undefined, framing: { kind: "none" }, keepAlive: false, expectsContinue: false };
     const exchange: Exchange = { head, ...wholeBody(), controller: undefined, wanted: false, dropping: true, continueSent: false, answered: false };
@@ -485,6 +516,7 @@ export class Http1Connection {
     if (this.ending || this.closed) return;
     this.ending = true;
     this.buffer = EMPTY;
+    this.holdHead(0);
     if (this.paused) {
       this.paused = false;
       this.wire.resume();

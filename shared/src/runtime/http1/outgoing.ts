@@ -8,8 +8,20 @@ import type { Wire } from "./connection";
 export class Outgoing {
   private unsent: Uint8Array[] = [];
   private waiters: (() => void)[] = [];
+  /** When the socket last took bytes while some were waiting: how long a peer that stopped reading has been stuck. */
+  private movedAt = 0;
 
   constructor(private readonly wire: Pick<Wire, "write">) {}
+
+  /** Bytes are waiting for the socket's drain. */
+  get pending(): boolean {
+    return this.unsent.length > 0;
+  }
+
+  /** Since when nothing waiting has gone out, while something waits. */
+  get stalledSince(): number | undefined {
+    return this.unsent.length > 0 ? this.movedAt : undefined;
+  }
 
   /** Writes now what the socket takes and keeps the rest for its drain; false when something is waiting. */
   write(data: Uint8Array): boolean {
@@ -20,6 +32,7 @@ export class Outgoing {
     const written = this.wire.write(data);
     if (written >= data.byteLength) return true;
     this.unsent.push(data.subarray(Math.max(0, written)));
+    this.movedAt = Date.now();
     return false;
   }
 
@@ -28,6 +41,7 @@ export class Outgoing {
     while (this.unsent.length > 0) {
       const next = this.unsent[0]!;
       const written = this.wire.write(next);
+      if (written > 0) this.movedAt = Date.now();
       if (written < next.byteLength) {
         this.unsent[0] = next.subarray(Math.max(0, written));
         return;

@@ -5,6 +5,7 @@ import { toFetchRequest } from "../incoming-request";
 import { PlainAnswer } from "../plain-answer";
 import type { FetchHandler, RequestHandler, RunningServer } from "../runtime";
 import type { Http1Timeouts } from "./server";
+import { SERVER_MAX_HEAD_BYTES } from "../../http/header-limits";
 
 const servers: RunningServer[] = [];
 afterEach(async () => {
@@ -17,8 +18,8 @@ let handlerKind: (typeof HANDLER_KINDS)[number] = "fetch";
 const handlerOf = (fetch: FetchHandler): RequestHandler =>
   handlerKind === "fetch" ? { fetch } : { incoming: (request, peer) => fetch(toFetchRequest(request), peer) };
 
-function serve(fetch: FetchHandler, timeouts?: Partial<Http1Timeouts>, maxHeaderBytes?: number): number {
-  const server = listenHttp1({ port: 0, hostname: "127.0.0.1", handler: handlerOf(fetch), timeouts, maxHeaderBytes });
+function serve(fetch: FetchHandler, timeouts?: Partial<Http1Timeouts>, maxHeaderBytes?: number, unfinishedHeadsMaxBytes?: number): number {
+  const server = listenHttp1({ port: 0, hostname: "127.0.0.1", handler: handlerOf(fetch), timeouts, maxHeaderBytes, unfinishedHeadsMaxBytes });
   servers.push(server);
   return server.port;
 }
@@ -313,6 +314,68 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     await client.untilClosed();
     expect(client.text().slice(0, 12)).toBe("HTTP/1.1 431");
     expect(JSON.parse(client.text().split("\r\n\r\n")[1]!).error.code).toBe("request_header_fields_too_large");
+  });
+
+  test("when a head grows past the server's limit, then it is answered 431 at once, without waiting for its end", async () => {
+    const port = serve(echoPath);
+    const client = connect(port);
+    // No blank line ever comes: the server must not hold more than its limit of this head.
+    await client.write(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(SERVER_MAX_HEAD_BYTES)}`);
+    await client.untilClosed();
+    expect(client.text().slice(0, 12)).toBe("HTTP/1.1 431");
+    expect(JSON.parse(client.text().split("\r\n\r\n")[1]!).error.code).toBe("request_header_fields_too_large");
+  });
+
+  test("when incomplete heads over every connection pass the server's budget, then the connection adding to them is refused 503, and whole requests still pass", async () => {
+    const port = serve(echoPath, undefined, undefined, 10_000);
+    const first = connect(port);
+    await first.write(`GET /first HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(6000)}`);
+    await Bun.sleep(50);
+    const second = connect(port);
+    await second.write(`GET /second HTTP/1.1\r\nHost: x\r\nX-Pad: ${"b".repeat(6000)}`);
+    await second.untilClosed();
+    expect(second.text().slice(0, 12)).toBe("HTTP/1.1 503");
+    expect(JSON.parse(second.text().split("\r\n\r\n")[1]!).error.code).toBe("service_unavailable");
+    // A request that arrives whole is never held, so it is served however full the budget is.
+    const whole = connect(port);
+    await whole.write(`GET /whole HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await whole.answers(1)).toEqual([200]);
+    // The first head, held within the budget, is served once it ends, and its bytes leave the budget.
+    await first.write("\r\n\r\n");
+    expect(await first.answers(1)).toEqual([200]);
+    const third = connect(port);
+    await third.write(`GET /third HTTP/1.1\r\nHost: x\r\nX-Pad: ${"c".repeat(6000)}`);
+    await Bun.sleep(50);
+    await third.write("\r\n\r\n");
+    expect(await third.answers(1)).toEqual([200]);
+    for (const client of [first, whole, third]) client.close();
+  });
+
+  test("when a client pipelines requests and reads none of the answers, then the server stops taking its requests and cuts it after the idle time", async () => {
+    let served = 0;
+    const answer = new Uint8Array(256 * 1024).fill(120);
+    const port = serve(
+      () => {
+        served++;
+        return new Response(answer, { headers: { "content-type": "application/octet-stream" } });
+      },
+      { idleMs: 400 },
+    );
+    const client = connect(port);
+    client.socket.pause();
+    const sent = 400;
+    await client.write("GET /x HTTP/1.1\r\nHost: x\r\n\r\n".repeat(sent));
+    await Bun.sleep(300);
+    // What the sockets' buffers hold of the answers, a few megabytes, and nothing more: the rest of the requests wait unread.
+    expect(served).toBeGreaterThan(0);
+    expect(served).toBeLessThan(sent / 4);
+    const servedWhileStuck = served;
+    await Bun.sleep(600);
+    expect(served).toBe(servedWhileStuck);
+    client.socket.resume();
+    await client.untilClosed();
+    expect(client.state.closed).toBe(true);
+    expect(served).toBeLessThan(sent);
   });
 
   test("when the handler throws, then the answer is a 500 with the error object and the connection stays usable", async () => {

@@ -4,7 +4,7 @@ import type { RequestHandler } from "../runtime";
 export interface Http1Timeouts {
   /** A request head must arrive whole within this from its first byte (slow-header clients). */
   headMs: number;
-  /** A connection with no request in progress is closed after this. */
+  /** A connection with no request in progress is closed after this; so is one whose client has taken none of an answer for this long. */
   idleMs: number;
   /** After an answer, input is read and dropped for at most this: what follows the answer that closes a connection, or the rest of a body it did not wait for. */
   lingerMs: number;
@@ -16,7 +16,18 @@ export interface Http1ServerOptions {
   handler: RequestHandler;
   maxHeaderBytes: number;
   timeouts?: Partial<Http1Timeouts>;
+  /** Bytes of incomplete request heads held at once over every connection (default UNFINISHED_HEADS_MAX_BYTES). */
+  unfinishedHeadsMaxBytes?: number;
 }
+
+/**
+ * Incomplete heads are held until they end (or their time runs out): without a
+ * bound over every connection, many connections each sending most of a head
+ * and never its end would hold connections × maxHeaderBytes. Heads that arrive
+ * in one read are never held, so under such an attack only a client whose head
+ * arrives in pieces is refused (503, Retry-After).
+ */
+export const UNFINISHED_HEADS_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * The connections of one listener, whatever the runtime's socket API: their
@@ -28,6 +39,7 @@ export class Http1Server {
   private readonly sweeper: ReturnType<typeof setInterval>;
   private draining = false;
   private drained: (() => void) | undefined;
+  private unfinishedHeadBytes = 0;
 
   constructor(private readonly options: Http1ServerOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -37,7 +49,17 @@ export class Http1Server {
   }
 
   open(wire: Wire): Http1Connection {
-    const connection = new Http1Connection(wire, { handler: this.options.handler, maxHeaderBytes: this.options.maxHeaderBytes, isDraining: () => this.draining });
+    const budget = this.options.unfinishedHeadsMaxBytes ?? UNFINISHED_HEADS_MAX_BYTES;
+    const connection = new Http1Connection(wire, {
+      handler: this.options.handler,
+      maxHeaderBytes: this.options.maxHeaderBytes,
+      isDraining: () => this.draining,
+      holdHead: (delta) => {
+        if (delta > 0 && this.unfinishedHeadBytes + delta > budget) return false;
+        this.unfinishedHeadBytes += delta;
+        return true;
+      },
+    });
     this.connections.add(connection);
     if (this.draining) connection.closeWhenIdle();
     return connection;
@@ -66,7 +88,10 @@ export class Http1Server {
     const now = Date.now();
     for (const connection of this.connections) {
       const dropping = connection.endedAt ?? connection.droppingSince;
-      if (dropping !== undefined) {
+      const stalled = connection.stalledSince;
+      if (stalled !== undefined && now - stalled > this.timeouts.idleMs) {
+        connection.terminate();
+      } else if (dropping !== undefined) {
         if (now - dropping > this.timeouts.lingerMs) connection.terminate();
       } else if (connection.headStartedAt !== undefined && now - connection.headStartedAt > this.timeouts.headMs) {
         connection.terminate();
