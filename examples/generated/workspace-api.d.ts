@@ -1270,12 +1270,14 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description The request body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
-            /** @description A query parameter is of the wrong type or format, or out of its bounds; `details.fields` names it. */
+            /** @description A query parameter is of the wrong type or format, or out of its bounds; `details.fields` names it. The pages of the result page hold more content than one answer carries (16 MiB of contents over 64 KiB each): `per_page` is named, with the most that fits in `allowed.max`. */
             422: components["responses"]["ValidationFailed"];
+            /** @description The workspace's lists already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry. */
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
+            /** @description The service's lists already carry all of its room for large contents at once; `Retry-After` says when to retry. */
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["OutcomeUnknown"];
         };
@@ -1394,6 +1396,7 @@ export interface operations {
             /** @description The preflight's answer; no body. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1658,6 +1661,7 @@ export interface operations {
             /** @description The preflight's answer; no body. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1920,6 +1924,7 @@ export interface operations {
             /** @description The preflight's answer; no body. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2211,6 +2216,7 @@ export interface operations {
             /** @description The preflight's answer; no body. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2426,6 +2432,7 @@ export interface operations {
             /** @description The preflight's answer; no body. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2686,6 +2693,7 @@ export interface operations {
             /** @description The preflight's answer; no body. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -27,12 +27,18 @@ export interface BodyBudgetLimits {
   perKeyBytes?: number;
   /** Who holds a share, as the refusal names it (default "key"). */
   holder?: "key" | "workspace";
+  /** What the bytes are, as the refusals name them, and the 429's `details.reason` (default: request bodies in transit). */
+  items?: { noun: string; reason: string };
 }
+
+const REQUEST_BODIES = { noun: "request bodies", reason: "request_bodies_in_transit" };
 
 const RETRY_AFTER = { "retry-after": "1" };
 
 export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
-  const overShare = `This ${limits.holder ?? "key"} has too many request bodies in transit at once. Retry when some have been answered.`;
+  const items = limits.items ?? REQUEST_BODIES;
+  const overShare = `This ${limits.holder ?? "key"} has too many ${items.noun} in transit at once. Retry when some have been answered.`;
+  const overTotal = `Too many ${items.noun} are in transit right now. Try again shortly.`;
   let total = 0;
   const byKey = new Map<string, number>();
   return {
@@ -46,11 +52,11 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) {
             throw new ApiError("rate_limit_exceeded", overShare, {
               headers: RETRY_AFTER,
-              details: { reason: "request_bodies_in_transit" },
+              details: { reason: items.reason },
             });
           }
           if (total + bytes > limits.totalBytes) {
-            throw new ApiError("service_unavailable", "Too many request bodies are in transit right now. Try again shortly.", { headers: RETRY_AFTER });
+            throw new ApiError("service_unavailable", overTotal, { headers: RETRY_AFTER });
           }
           total += bytes;
           held += bytes;

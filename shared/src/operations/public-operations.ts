@@ -13,6 +13,11 @@ const PAGE_OPERATIONS = serviceOperations("pages", {
     description: "The pages the key can see, most recently updated first by default, in the list envelope. A page number past the end answers 200 with empty `data`.",
     query: PageListQuery,
     success: { status: 200, description: "One result page of pages.", schema: PageList },
+    rules: [
+      { code: "validation_error", when: "The pages of the result page hold more content than one answer carries (16 MiB of contents over 64 KiB each): `per_page` is named, with the most that fits in `allowed.max`." },
+      { code: "rate_limit_exceeded", when: "The workspace's lists already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry." },
+      { code: "service_unavailable", when: "The service's lists already carry all of its room for large contents at once; `Retry-After` says when to retry." },
+    ],
   },
   createPage: {
     method: "POST", path: "/v1/new-page", scope: "docs:create",

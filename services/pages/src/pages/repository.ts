@@ -109,18 +109,36 @@ function where(sql: Sql, filter: PageListFilter) {
   return sql`where workspace_id = ${filter.workspaceId} and ${visible} ${title}`;
 }
 
+/** Contents up to this size come with a list's rows; a larger one is read only once the answer has room for it (pageContents). */
+export const LISTED_CONTENT_MAX_BYTES = 64 * 1024;
+
+/** A row of a list: its content, or, when that is larger than LISTED_CONTENT_MAX_BYTES, null and only its size. */
+export type ListedPage = Omit<PageRow, "content"> & { content: string | null; content_bytes: number };
+
 export async function listPages(
   sql: Sql,
   filter: PageListFilter,
   options: { sort: PageSort; order: SortOrder; limit: number; offset: number },
-): Promise<PageRow[]> {
+): Promise<ListedPage[]> {
   const direction = options.order === "asc" ? "asc" : "desc";
   const orderBy = sql.unsafe(`${SORT_EXPRESSIONS[options.sort]} ${direction}, pages.id ${direction}`);
-  return sql<PageRow[]>`
-    select ${sql.unsafe(COLUMNS)} from pages
+  // octet_length of a stored (TOASTed) text reads its header, not its bytes.
+  return sql<ListedPage[]>`
+    select id, team_id, title, ${sql.unsafe(TIMESTAMPS)},
+      octet_length(content) as content_bytes,
+      case when octet_length(content) <= ${LISTED_CONTENT_MAX_BYTES} then content end as content
+    from pages
     ${where(sql, filter)}
     order by ${orderBy}
     limit ${options.limit} offset ${options.offset}`;
+}
+
+/** The contents of these pages of the workspace, by id. */
+export async function pageContents(sql: Sql, workspaceId: string, ids: string[]): Promise<Map<string, string>> {
+  const rows = await sql<{ id: string; content: string }[]>`
+    select id, content from pages
+    where workspace_id = ${workspaceId} and id = any(${`{${ids.join(",")}}`}::uuid[])`;
+  return new Map(rows.map((row) => [row.id, row.content]));
 }
 
 /** The nil UUID stands for workspace level in page_counts (migration 002). */

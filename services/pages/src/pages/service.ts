@@ -21,6 +21,7 @@ import {
   type UpdatePageBody,
 } from "@ws/shared";
 import * as pages from "./repository";
+import { largeContentsLease, withLargeContents } from "./large-contents";
 
 const WHAT = "The page";
 
@@ -102,10 +103,15 @@ export async function listPages(sql: Pool, principal: Principal, query: PageList
   if (nothing) return { data: [], total: 0, page: paging.page, per_page: paging.perPage };
   const filter = { workspaceId: principal.workspace_id, ...visibility, title: query.title };
   const order = { sort: query.sort ?? "updated_at", order: query.order ?? "desc" } as const;
-  return readList(sql, paging, {
-    count: (tx) => pages.countPages(tx, filter),
-    rows: (tx, limit, offset) => pages.listPages(tx, filter, { ...order, limit, offset }),
-  });
+  const lease = largeContentsLease(principal.workspace_id);
+  try {
+    return await readList(sql, paging, {
+      count: (tx) => pages.countPages(tx, filter),
+      rows: async (tx, limit, offset) => withLargeContents(tx, principal.workspace_id, await pages.listPages(tx, filter, { ...order, limit, offset }), lease),
+    });
+  } finally {
+    lease.release();
+  }
 }
 
 /** The workspace was deleted: its pages go with it. */

@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import { expectError } from "../../harness/assertions";
+import { PAGES, createPage, pagesTenant } from "./pages-client";
+
+const MiB = 1024 * 1024;
+
+describe("lists of pages with large contents", () => {
+  test("when a listed page's content is larger than what comes with the rows, then it is listed whole, byte for byte", async () => {
+    const { call } = await pagesTenant();
+    const large = "é".repeat(100 * 1024) + "end";
+    const small = "short";
+    await createPage(call, { title: "small", content: small });
+    const created = await createPage(call, { title: "large", content: large });
+    const listed = await call("GET", `${PAGES}?sort=title&order=asc`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((page: { title: string }) => page.title)).toEqual(["large", "small"]);
+    expect(listed.body.data[0]).toEqual({ ...created, content: large });
+    expect(listed.body.data[1].content).toBe(small);
+    expect(Object.keys(listed.body.data[0]).sort()).toEqual(["content", "created_at", "id", "team_id", "title", "updated_at"]);
+  });
+
+  test("when the pages of one result page hold more content than one answer carries, then 422 names per_page with the most that fits, and that per_page is served", async () => {
+    const { call } = await pagesTenant();
+    const content = "x".repeat(9 * MiB);
+    for (const title of ["a", "b"]) await createPage(call, { title, content });
+    const refused = await call("GET", `${PAGES}?sort=title&order=asc`);
+    expectError(refused, 422, "validation_error", ["per_page"]);
+    expect(refused.body.error.details.errors[0]).toMatchObject({ field: "per_page", rule: "range", allowed: { min: 1, max: 1 } });
+    for (const page of [1, 2]) {
+      const served = await call("GET", `${PAGES}?sort=title&order=asc&per_page=1&page=${page}`);
+      expect(served.status).toBe(200);
+      expect(served.body).toMatchObject({ total: 2, page, per_page: 1 });
+      expect(served.body.data[0].content.length).toBe(content.length);
+    }
+  });
+});
