@@ -128,3 +128,25 @@ describe("idempotency, in process against the gateway's real schema", () => {
     await broken.close();
   });
 });
+
+describe("idempotency: which keys are taken", () => {
+  test.each([
+    ["a space", "a b"],
+    ["the values of two Idempotency-Key headers, joined as a header list", "zz1, zz2"],
+    ["a tab", "a\tb"],
+    ["256 characters", "k".repeat(256)],
+  ])("when the key has %s, then 400 bad_request naming Idempotency-Key and the work is not run", async (_, key) => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const work = counting(() => Response.json({}, { status: 201 }));
+    await expect(idempotency.run(post(key), work.run)).rejects.toMatchObject({ status: 400, code: "bad_request", details: { fields: ["Idempotency-Key"] } });
+    expect(work.calls()).toBe(0);
+  });
+
+  test("when the key is 255 visible ASCII characters, the first and last of that range among them, then it is taken", async () => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const work = counting(() => Response.json({}, { status: 201 }));
+    const key = `!~${crypto.randomUUID()}`.padEnd(255, "k");
+    expect((await idempotency.run(post(key), work.run)).status).toBe(201);
+    expect(work.calls()).toBe(1);
+  });
+});

@@ -10,8 +10,12 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** The headers of an answer that describe what was done; rate-limit headers and the request id belong to each request. */
 const REPLAYED_HEADERS = ["content-type", "etag", "location"];
-/** Visible ASCII and spaces, as a header value carries them: 1 to 255 of them. */
-const WELL_FORMED_KEY = new RegExp(`^[\\x20-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}$`);
+/**
+ * Visible ASCII only, 1 to 255 of them, as documented. No space: two
+ * Idempotency-Key headers reach here joined by ", ", and are refused rather
+ * than taken as one key that neither header named.
+ */
+const WELL_FORMED_KEY = new RegExp(`^[\\x21-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}$`);
 const PURGE_BATCH = 1000;
 
 export interface IdempotentRequest {

@@ -2,6 +2,7 @@ import { t, type AnyElysia, type TSchema } from "elysia";
 import { ApiError } from "../errors/api-error";
 import { DECIMAL_DIGITS, type FieldError } from "../errors/field-errors";
 import { noContent } from "../http/json-body";
+import { dropInheritedNames } from "./inherited-names";
 import { paramsSchema, type OperationHandlers, type OperationShape } from "./operation";
 
 /** The part of Elysia's handler context every operation reads. */
@@ -131,6 +132,11 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
         return result;
       },
       {
+        // Before the schema check, which would refuse them (inherited-names.ts).
+        transform: (elysiaContext: Record<string, unknown>) => {
+          dropInheritedNames(elysiaContext.query, query?.schema);
+          dropInheritedNames(elysiaContext.body, operation.body);
+        },
         ...(params ? { params } : {}),
         ...(query ? { query: query.schema } : {}),
         ...(operation.body ? { body: operation.body } : {}),

@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { expectError } from "../../harness/assertions";
 import { apiClient, type Call } from "../../harness/http";
 import { holdingRelay, type HoldingRelay } from "../../harness/holding-relay";
+import { portOf, rawExchange } from "../../harness/raw-http";
 import { startSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
 
@@ -219,5 +220,24 @@ describe("Idempotency-Key: across gateway replicas", () => {
     } finally {
       await replicas.stop();
     }
+  });
+});
+
+describe("Idempotency-Key: only visible ASCII", () => {
+  test("when the key has a space, then 400 naming Idempotency-Key and nothing is made", async () => {
+    const { call } = await tenantWithKey();
+    expectError(await call("POST", PAGES, { title: "Space" }, withKey("a b")), 400, "bad_request", ["Idempotency-Key"]);
+    expect(await pageCount(call)).toBe(0);
+  });
+
+  test("when two Idempotency-Key headers are sent, then 400 naming Idempotency-Key, not one key made of both, and nothing is made", async () => {
+    const { key, call } = await tenantWithKey();
+    const body = JSON.stringify({ title: "Twice" });
+    const request =
+      `POST ${PAGES} HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nIdempotency-Key: zz1\r\nIdempotency-Key: zz2\r\nConnection: close\r\n\r\n${body}`;
+    const [answer] = await rawExchange(portOf(system.baseUrl), request, 1);
+    expectError(answer!, 400, "bad_request", ["Idempotency-Key"]);
+    expect(await pageCount(call)).toBe(0);
   });
 });

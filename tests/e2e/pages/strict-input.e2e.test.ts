@@ -70,3 +70,37 @@ describe("a body field named __proto__", () => {
     expect(event.body.attendees).toEqual([{ name: "Ada", status: "needs_action" }]);
   });
 });
+
+describe("fields named after Object.prototype's properties", () => {
+  const NAMES = ["constructor", "toString", "hasOwnProperty", "valueOf"];
+
+  test.each(NAMES)("when a page body or list query has %s, then it is ignored like any unknown field, not 422 unknown_field", async (name) => {
+    const { call } = await pagesTenant();
+    const created = await call("POST", PAGES, { title: "a", content: "x", [name]: 1 });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body)).not.toContain(name);
+    expect((await call("PUT", `${PAGES}/${created.body.id}`, { content: "y", [name]: 1 })).body.content).toBe("y");
+    expect((await call("GET", `${PAGES}?${name}=1`)).body.total).toBe(1);
+    // Alone it is no field at all: the body still lacks what an update needs.
+    expectError(await call("PUT", `${PAGES}/${created.body.id}`, { [name]: 1 }), 422, "validation_error", ["title", "content"]);
+  });
+
+  test.each(NAMES)("when a calendar or event body or a calendar list query has %s, then it is ignored, not 400 unknown_field", async (name) => {
+    const { call } = await pagesTenant();
+    const calendar = await call("POST", "/api/calendar/calendars", { name: "Inherited", [name]: 1 });
+    expect(calendar.status).toBe(201);
+    const event = await call("POST", "/api/calendar/events", {
+      calendar_id: calendar.body.id,
+      starts_at: "2026-03-02T10:00:00Z",
+      ends_at: "2026-03-02T11:00:00Z",
+      attendees: [{ name: "Ada", [name]: 1 }],
+      [name]: 1,
+    });
+    expect(event.status).toBe(201);
+    expect(event.body.attendees).toEqual([{ name: "Ada", status: "needs_action" }]);
+    expect((await call("PUT", `/api/calendar/events/${event.body.id}`, { title: "t", [name]: 1 })).body.title).toBe("t");
+    for (const path of ["/api/calendar/events", "/api/calendar/calendars"]) {
+      expect((await call("GET", `${path}?${name}=1`)).body.total).toBe(1);
+    }
+  });
+});

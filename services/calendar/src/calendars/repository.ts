@@ -43,11 +43,18 @@ export async function insertCalendar(sql: Sql, calendar: NewCalendar): Promise<C
   return toCalendar(row!);
 }
 
-/** A calendar of the workspace, whoever may see it (access is the caller's decision); locked when `forUpdate`. */
-export async function findCalendar(sql: Sql, workspaceId: string, id: string, forUpdate = false): Promise<Calendar | null> {
+/**
+ * How a found calendar is locked until the transaction ends: "update" before it
+ * is itself changed or deleted; "key share" while an event is written into it,
+ * which holds off its delete (and so the event's foreign key) but not other readers.
+ */
+export type CalendarLock = "none" | "update" | "key share";
+
+/** A calendar of the workspace, whoever may see it (access is the caller's decision). */
+export async function findCalendar(sql: Sql, workspaceId: string, id: string, lock: CalendarLock = "none"): Promise<Calendar | null> {
   const [row] = await sql<CalendarRow[]>`
     select ${sql.unsafe(COLUMNS)} from calendars c where c.workspace_id = ${workspaceId} and c.id = ${id}
-    ${forUpdate ? sql`for update` : sql``}`;
+    ${lock === "update" ? sql`for update` : lock === "key share" ? sql`for key share` : sql``}`;
   return row ? toCalendar(row) : null;
 }
 

@@ -14,6 +14,7 @@ import {
   type Pool,
   type Principal,
   type Sql,
+  type TransactionSql,
 } from "@ws/shared";
 import type { Calendar, CalendarList, CalendarListQuery, CreateCalendarBody, UpdateCalendarBody } from "@ws/shared";
 import * as calendars from "./repository";
@@ -59,17 +60,22 @@ export async function listCalendars(sql: Pool, principal: Principal, query: Cale
   });
 }
 
-/** An unknown, malformed or hidden calendar is 404, one outside the key's teams 403; locked when `forUpdate`. */
-export async function visibleCalendar(sql: Sql, principal: Principal, id: string, forUpdate = false): Promise<Calendar> {
-  const calendar = isUuid(id) ? await calendars.findCalendar(sql, principal.workspace_id, id, forUpdate) : null;
+/** An unknown, malformed or hidden calendar is 404, one outside the key's teams 403. */
+export async function visibleCalendar(sql: Sql, principal: Principal, id: string, lock: calendars.CalendarLock = "none"): Promise<Calendar> {
+  const calendar = isUuid(id) ? await calendars.findCalendar(sql, principal.workspace_id, id, lock) : null;
   if (!calendar) throw ApiError.notFound(`${WHAT} does not exist.`);
   assertCanAccess(principal, calendar.team_id, WHAT);
   return calendar;
 }
 
-/** A calendar that can receive events from this key (create, or an event moved into it). */
-export async function requireWritableCalendar(sql: Sql, principal: Principal, calendarId: string): Promise<void> {
-  await visibleCalendar(sql, principal, calendarId);
+/**
+ * A calendar that can receive events from this key (create, or an event moved
+ * into it). Checked in the transaction that writes the event and held there
+ * against a concurrent delete: a calendar deleted first is the 404 of any
+ * unknown calendar, never the event's foreign key failing as a 500.
+ */
+export async function requireWritableCalendar(tx: TransactionSql, principal: Principal, calendarId: string): Promise<void> {
+  await visibleCalendar(tx, principal, calendarId, "key share");
 }
 
 export function getCalendar(sql: Pool, principal: Principal, id: string): Promise<Calendar> {
@@ -79,7 +85,7 @@ export function getCalendar(sql: Pool, principal: Principal, id: string): Promis
 /** Locked while access is checked, so the version condition in the update itself is all that can fail after it: a 412. */
 export function renameCalendar(sql: Pool, principal: Principal, id: string, body: UpdateCalendarBody, deadline: Deadline, ifMatch?: string): Promise<Calendar> {
   return writeWithin(sql, deadline, async (tx) => {
-    await visibleCalendar(tx, principal, id, true);
+    await visibleCalendar(tx, principal, id, "update");
     const renamed = await calendars.renameCalendar(tx, principal.workspace_id, id, body.name, requiredVersions(ifMatch, id));
     if (!renamed) throw preconditionFailed(WHAT);
     return renamed;
@@ -89,7 +95,7 @@ export function renameCalendar(sql: Pool, principal: Principal, id: string, body
 /** The calendar's events and their attendees are deleted with it, in the same transaction. */
 export async function deleteCalendar(sql: Pool, principal: Principal, id: string, deadline: Deadline, ifMatch?: string): Promise<void> {
   await writeWithin(sql, deadline, async (tx) => {
-    await visibleCalendar(tx, principal, id, true);
+    await visibleCalendar(tx, principal, id, "update");
     if (!(await calendars.deleteCalendar(tx, principal.workspace_id, id, requiredVersions(ifMatch, id)))) throw preconditionFailed(WHAT);
   });
 }

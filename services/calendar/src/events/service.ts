@@ -39,9 +39,9 @@ export async function createEvent(sql: Pool, principal: Principal, body: CreateE
   const startsAt = parseInstant(body.starts_at, "starts_at");
   const endsAt = parseInstant(body.ends_at, "ends_at");
   assertInOrder(startsAt, endsAt);
-  await requireWritableCalendar(sql, principal, body.calendar_id);
-  return writeWithin(sql, deadline, (tx) =>
-    events.insertEvent(tx, {
+  return writeWithin(sql, deadline, async (tx) => {
+    await requireWritableCalendar(tx, principal, body.calendar_id);
+    return events.insertEvent(tx, {
       id: uuidv7(),
       workspaceId: principal.workspace_id,
       calendarId: body.calendar_id.toLowerCase(),
@@ -56,8 +56,8 @@ export async function createEvent(sql: Pool, principal: Principal, body: CreateE
       attendees: attendeeRows(body.attendees ?? []),
       createdBy: principal.member_id,
       createdAt: new Date(),
-    }),
-  ) as Promise<CalendarEvent>;
+    });
+  }) as Promise<CalendarEvent>;
 }
 
 /** A calendar_id filter only narrows what the key may see, so an unknown one lists nothing. */
