@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { errorHandler, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, toFetchRequest, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { errorHandler, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, routableByElysia, toFetchRequest, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
@@ -84,7 +84,7 @@ export function createApp(deps: GatewayDeps) {
       if (isApiPath(request.url)) {
         return handlePublicRequest(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
       }
-      const fetchRequest = toFetchRequest(request);
+      const fetchRequest = routableByElysia(toFetchRequest(request));
       remember(fetchRequest, peer);
       return publicApp.handle(fetchRequest);
     }),
@@ -96,8 +96,9 @@ export function createApp(deps: GatewayDeps) {
     /** Handlers that remember the client address, from the peer the runtime reported. */
     publicIncoming: (request: IncomingRequest, peer?: string) => servePublic(request, peer),
     adminFetch: (request: Request, peer?: string) => {
-      remember(request, peer);
-      return adminApp.handle(request);
+      const routable = routableByElysia(request);
+      remember(routable, peer);
+      return adminApp.handle(routable);
     },
   };
 }

@@ -8,6 +8,7 @@ export * from "./access/team-access";
 export * from "./principal/principal";
 export * from "./principal/internal-token";
 export * from "./http/request-id";
+export * from "./http/request-path";
 export * from "./http/json-body";
 export * from "./http/entity-tag";
 export * from "./http/error-handler";

@@ -15,3 +15,17 @@ export function requestPath(request: Request): string {
   const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
   return end === -1 ? url.slice(start) : url.slice(start, end);
 }
+
+/**
+ * Elysia finds a request's path by looking for the first "/" from the URL's
+ * twelfth character on, which holds for any authority of four characters or
+ * more ("http://a.bc/"). The URL is built from the client's Host, and a client
+ * may send a shorter one ("a"): such a request is handed to Elysia with
+ * "localhost" for its authority, so that its path is still the one it named.
+ */
+export function routableByElysia(request: Request): Request {
+  const url = request.url;
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1 || start >= 11) return request;
+  return new Request(`http://localhost${url.slice(start)}`, request);
+}

@@ -92,3 +92,23 @@ describe("pipelined HTTP/1.1 requests", () => {
     }
   });
 });
+
+describe("a Host header shorter than the routes expect", () => {
+  test("when Host is one or three characters, then health, the API document, the management API and the API answer as for any host", async () => {
+    for (const host of ["a", "a.b"]) {
+      const exchange = async (url: string, request: string) => (await rawExchange(portOf(url), request.replace("{host}", host), 1))[0]!;
+      expect((await exchange(system.baseUrl, "GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")).status).toBe(200);
+      expect((await exchange(system.baseUrl, "GET /openapi.json HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")).body.openapi).toBe("3.1.0");
+      expect((await exchange(system.adminUrl, "GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")).status).toBe(200);
+      const workspaces = await exchange(system.adminUrl, `GET /admin/v1/workspaces HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer ${system.adminToken}\r\nConnection: close\r\n\r\n`);
+      expect(workspaces.status).toBe(200);
+      expect(Array.isArray(workspaces.body.data)).toBe(true);
+      const page = JSON.stringify({ title: `short host ${host}` });
+      const created = await exchange(
+        system.baseUrl,
+        `POST /v1/new-page HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${page.length}\r\nConnection: close\r\n\r\n${page}`,
+      );
+      expect(created.status).toBe(201);
+    }
+  });
+});
