@@ -1,4 +1,4 @@
-import { readStreamedBody, signPrincipal, streamBodyWithin, type Answer, type IncomingRequest, type PublicOperation } from "@ws/shared";
+import { ApiError, readStreamedBody, signPrincipal, streamBodyWithin, type Answer, type BodyLease, type IncomingRequest, type PublicOperation, type StreamedBody } from "@ws/shared";
 import type { Credential } from "../../auth/authenticator";
 import { effectiveScopes } from "../../auth/permissions";
 import { forward } from "../../proxy/forward";
@@ -7,10 +7,52 @@ import type { PublicRequestDeps } from "../handle-public-request";
 type ForwardDeps = Pick<PublicRequestDeps, "bodyBudget" | "idempotency" | "signingKey" | "upstreams" | "sendUpstream" | "upstreamTimeoutMs" | "onUpstreamError">;
 
 /**
- * Sends the request to its service with the signed principal, the body
- * streamed within the operation's limit (413) and the budget of bodies in
- * transit (503, or 429 for one key's share); a POST with an Idempotency-Key
- * goes through the idempotency store, which may answer with the key's first answer.
+ * A body declared this long or shorter is read whole before a connection to
+ * the service is taken: a client that sends its small body slowly, or never,
+ * then holds none of the connections every key shares.
+ */
+export const READ_FIRST_MAX_BYTES = 64 * 1024;
+/**
+ * A body passed on as it arrives (longer, or chunked) holds a connection to the
+ * service while it streams, so it holds at least this much of its key's share
+ * of the budget of bodies in transit: one key can stream only so many at once
+ * (the share over this), however small they are, and the keys together only
+ * the budget over this, far fewer than the connections.
+ */
+export const STREAMED_BODY_MIN_BYTES = 1024 * 1024;
+
+function declaredLength(request: IncomingRequest): number | undefined {
+  const value = request.headers.get("content-length");
+  return value !== null && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** The whole of a small body, or the refusal once the wait for it has lasted `timeoutMs`; nothing was sent on. */
+async function readWithin(body: StreamedBody, timeoutMs: number): Promise<Uint8Array> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      body.stream.cancel().catch(() => {});
+      reject(new ApiError("service_unavailable", "The request body did not arrive in time. The request was not executed; send it again.", { headers: { "retry-after": "1" } }));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([readStreamedBody(body), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a streamed body holds of its key's share beyond its own bytes (charged as they come). */
+function holdStreamRoom(lease: BodyLease, declared: number | undefined): void {
+  lease.take(Math.max(0, STREAMED_BODY_MIN_BYTES - (declared ?? 0)));
+}
+
+/**
+ * Sends the request to its service with the signed principal, the body within
+ * the operation's limit (413) and the budget of bodies in transit (503, or 429
+ * for one key's share): read whole first when it is small, streamed as it
+ * arrives otherwise; a POST with an Idempotency-Key goes through the
+ * idempotency store, which may answer with the key's first answer.
  */
 export async function forwardToService(
   deps: ForwardDeps,
@@ -21,8 +63,12 @@ export async function forwardToService(
   const lease = deps.bodyBudget.lease(credential.keyId);
   try {
     const body = route.body ? streamBodyWithin(request, { limitBytes: route.maxBodyBytes, lease }) : null;
-    // A POST with an Idempotency-Key is known by its body, so that body is read whole first (within the same limit and budget).
-    const wholeBody = body && deps.idempotency && request.method === "POST" && request.headers.has("idempotency-key") ? await readStreamedBody(body) : undefined;
+    const declared = declaredLength(request);
+    // A POST with an Idempotency-Key is known by its body, so that body is read whole first too (within the same limit and budget).
+    const idempotent = deps.idempotency !== undefined && request.method === "POST" && request.headers.has("idempotency-key");
+    const readFirst = body !== null && (idempotent || (declared !== undefined && declared <= READ_FIRST_MAX_BYTES));
+    if (body && !readFirst) holdStreamRoom(lease, declared);
+    const wholeBody = body && readFirst ? await readWithin(body, deps.upstreamTimeoutMs) : undefined;
     const principalToken = signPrincipal(
       {
         workspace_id: credential.workspaceId,
