@@ -19,7 +19,8 @@ export function bodyIncomplete(): ApiError {
   return ApiError.badRequest("The request body ended before it was complete.");
 }
 
-function declaredLength(request: IncomingRequest): number | undefined {
+/** The body's declared Content-Length, when it is one (malformed ones never get this far). */
+export function declaredLength(request: IncomingRequest): number | undefined {
   const value = request.headers.get("content-length");
   return value !== null && /^\d+$/.test(value) ? Number(value) : undefined;
 }

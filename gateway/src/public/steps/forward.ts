@@ -1,4 +1,4 @@
-import { ApiError, readStreamedBody, signPrincipal, streamBodyWithin, type Answer, type BodyLease, type IncomingRequest, type PublicOperation, type StreamedBody } from "@ws/shared";
+import { ApiError, declaredLength, readStreamedBody, signPrincipal, streamBodyWithin, type Answer, type BodyLease, type IncomingRequest, type PublicOperation, type StreamedBody } from "@ws/shared";
 import type { Credential } from "../../auth/authenticator";
 import { effectiveScopes } from "../../auth/permissions";
 import { forward } from "../../proxy/forward";
@@ -20,11 +20,6 @@ export const READ_FIRST_MAX_BYTES = 64 * 1024;
  * the budget over this, far fewer than the connections.
  */
 export const STREAMED_BODY_MIN_BYTES = 1024 * 1024;
-
-function declaredLength(request: IncomingRequest): number | undefined {
-  const value = request.headers.get("content-length");
-  return value !== null && /^\d+$/.test(value) ? Number(value) : undefined;
-}
 
 /** The whole of a small body, or the refusal once the wait for it has lasted `timeoutMs`; nothing was sent on. */
 async function readWithin(body: StreamedBody, timeoutMs: number): Promise<Uint8Array> {
