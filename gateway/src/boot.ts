@@ -106,7 +106,12 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
   }
   const propagation = createEpochPropagation(epochs, { logger });
 
-  const bodyBudget = createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: config.inflightBodyBytesPerKey });
+  // A workspace holds at most half the budget, whatever number of keys it sends with: the other half is the other workspaces'.
+  const bodyBudget = createBodyBudget({
+    totalBytes: config.inflightBodyBytes,
+    perKeyBytes: config.inflightBodyBytesPerKey,
+    perGroupBytes: Math.max(config.inflightBodyBytesPerKey, Math.floor(config.inflightBodyBytes / 2)),
+  });
   const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis: clients.length ? clients : null, database: database.pool, bytesInTransit: bodyBudget.inUse });
   const authFailureLimiter = (kind: FailureKind) =>
     requestRedis

@@ -9,7 +9,8 @@ import { ApiError } from "../errors/api-error";
  * (503, or 429 when its holder holds its whole share) instead of being buffered.
  */
 export interface BodyBudget {
-  lease(key?: string): BodyLease;
+  /** A lease charged to `key`'s share and to the share of its `group` (a key's workspace), when the limits set them. */
+  lease(key?: string, group?: string): BodyLease;
   /** Bytes held now, in all (for metrics and tests). */
   inUse(): number;
 }
@@ -27,6 +28,8 @@ export interface BodyBudgetLimits {
   perKeyBytes?: number;
   /** Who holds a share, as the refusal names it (default "key"). */
   holder?: "key" | "workspace";
+  /** The share of a holder's group (the workspace of a key), as a workspace: absent, no group share. */
+  perGroupBytes?: number;
   /** What the bytes are, as the refusals name them, and the 429's `details.reason` (default: request bodies in transit). */
   items?: { noun: string; reason: string };
 }
@@ -39,37 +42,40 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   const items = limits.items ?? REQUEST_BODIES;
   const overShare = `This ${limits.holder ?? "key"} has too many ${items.noun} in transit at once. Retry when some have been answered.`;
   const overTotal = `Too many ${items.noun} are in transit right now. Try again shortly.`;
+  const overGroupShare = `This workspace has too many ${items.noun} in transit at once. Retry when some have been answered.`;
+  const overShareError = (message: string) => new ApiError("rate_limit_exceeded", message, { headers: RETRY_AFTER, details: { reason: items.reason } });
   let total = 0;
   const byKey = new Map<string, number>();
+  const byGroup = new Map<string, number>();
+  const give = (held: Map<string, number>, id: string, bytes: number) => {
+    const left = (held.get(id) ?? 0) - bytes;
+    if (left > 0) held.set(id, left);
+    else held.delete(id);
+  };
   return {
     inUse: () => total,
-    lease(key) {
+    lease(key, group) {
       let held = 0;
       return {
         take(bytes) {
           if (bytes <= 0) return;
           const keyHeld = key === undefined ? 0 : (byKey.get(key) ?? 0);
-          if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) {
-            throw new ApiError("rate_limit_exceeded", overShare, {
-              headers: RETRY_AFTER,
-              details: { reason: items.reason },
-            });
-          }
+          if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) throw overShareError(overShare);
+          const groupHeld = group === undefined ? 0 : (byGroup.get(group) ?? 0);
+          if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShareError(overGroupShare);
           if (total + bytes > limits.totalBytes) {
             throw new ApiError("service_unavailable", overTotal, { headers: RETRY_AFTER });
           }
           total += bytes;
           held += bytes;
           if (key !== undefined) byKey.set(key, keyHeld + bytes);
+          if (group !== undefined) byGroup.set(group, groupHeld + bytes);
         },
         release() {
           if (held === 0) return;
           total -= held;
-          if (key !== undefined) {
-            const left = (byKey.get(key) ?? 0) - held;
-            if (left > 0) byKey.set(key, left);
-            else byKey.delete(key);
-          }
+          if (key !== undefined) give(byKey, key, held);
+          if (group !== undefined) give(byGroup, group, held);
           held = 0;
         },
       };

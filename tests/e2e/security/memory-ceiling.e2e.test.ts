@@ -4,28 +4,36 @@ import { eventually } from "../../harness/eventually";
 import { apiClient, readResponse } from "../../harness/http";
 import { portOf, rawConnection, type RawConnection, type RawResponse } from "../../harness/raw-http";
 import { startSystem, type TestSystem } from "../../harness/system";
-import { seedTenant, type Tenant } from "../../harness/tenant";
+import { seedTenant } from "../../harness/tenant";
 
 const MiB = 1024 * 1024;
 
 /**
  * Small budgets, so that a few held uploads reach them: each service holds at
- * most 10 MiB of bodies, the gateway 20 MiB, and one key 10 MiB of those.
+ * most 10 MiB of bodies, the gateway 20 MiB, and one key 10 MiB of those (one
+ * workspace too: half the gateway's budget). Every key here is of a workspace
+ * of its own, so that only the shares a test is about are reached.
  * Uploads are held open on raw sockets: the bytes a client has announced but not
  * yet sent stay charged, which is exactly what used to grow without bound.
  */
 let system: TestSystem;
-let tenant: Tenant;
-let pageId: string;
 beforeAll(async () => {
   system = await startSystem({
     env: { MAX_INFLIGHT_BODY_BYTES: String(10 * MiB) },
     gatewayEnv: { MAX_INFLIGHT_BODY_BYTES: String(20 * MiB), MAX_INFLIGHT_BODY_BYTES_PER_KEY: String(10 * MiB) },
   });
-  tenant = await seedTenant(system);
-  pageId = (await apiClient(system.baseUrl, await tenant.key())("POST", "/v1/new-page", { title: "target" })).body.id;
 });
 afterAll(() => system?.stop());
+
+/** The page each key writes to, in the key's own workspace. */
+const pageOf = new Map<string, string>();
+
+/** A key of a new workspace, which holds one page. */
+async function newKey(): Promise<string> {
+  const key = await (await seedTenant(system)).key();
+  pageOf.set(key, (await apiClient(system.baseUrl, key)("POST", "/v1/new-page", { title: "target" })).body.id);
+  return key;
+}
 
 const open: RawConnection[] = [];
 function closeAll() {
@@ -38,7 +46,7 @@ async function holdUpload(key: string, declared: number, sent: number) {
   open.push(connection);
   const prefix = '{"content":"';
   await connection.write(
-    `PUT /v1/new-page/${pageId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n${prefix}`,
+    `PUT /v1/new-page/${pageOf.get(key)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n${prefix}`,
   );
   const filler = Buffer.alloc(256 * 1024, "x");
   let written = prefix.length;
@@ -62,7 +70,7 @@ async function holdUpload(key: string, declared: number, sent: number) {
 
 async function smallPut(key: string) {
   return readResponse(
-    await fetch(`${system.baseUrl}/v1/new-page/${pageId}`, {
+    await fetch(`${system.baseUrl}/v1/new-page/${pageOf.get(key)}`, {
       method: "PUT",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ content: "small" }),
@@ -78,7 +86,7 @@ async function bytesInTransit(): Promise<number> {
 
 describe("request bodies in transit are bounded, and past the bound refused instead of buffered", () => {
   test("when one key holds its whole share, then its next body is 429 with Retry-After while other keys go on", async () => {
-    const [a, b] = [await tenant.key(), await tenant.key()];
+    const [a, b] = [await newKey(), await newKey()];
     try {
       const first = await holdUpload(a, 5 * MiB, 64 * 1024);
       await holdUpload(a, 5 * MiB, 64 * 1024);
@@ -96,14 +104,14 @@ describe("request bodies in transit are bounded, and past the bound refused inst
   });
 
   test("when the gateway's budget is spent, then a body is 503 with Retry-After, and requests without a body still pass", async () => {
-    const [a, b, c] = [await tenant.key(), await tenant.key(), await tenant.key()];
+    const [a, b, c] = [await newKey(), await newKey(), await newKey()];
     try {
       for (const key of [a, a, b, b]) await holdUpload(key, 5 * MiB, 64 * 1024);
       expect(await eventually(bytesInTransit, (bytes) => bytes === 20 * MiB)).toBe(20 * MiB);
       const refused = await smallPut(c);
       expectError(refused, 503, "service_unavailable");
       expect(refused.headers.get("retry-after")).toBe("1");
-      expect((await apiClient(system.baseUrl, c)("GET", `/v1/new-page/${pageId}`)).status).toBe(200);
+      expect((await apiClient(system.baseUrl, c)("GET", `/v1/new-page/${pageOf.get(c)}`)).status).toBe(200);
     } finally {
       closeAll();
     }
@@ -113,7 +121,7 @@ describe("request bodies in transit are bounded, and past the bound refused inst
   });
 
   test("when a service's budget is spent by bodies arriving, then it answers 503 with Retry-After through the gateway", async () => {
-    const [a, b] = [await tenant.key(), await tenant.key()];
+    const [a, b] = [await newKey(), await newKey()];
     try {
       // Each is within the gateway's limits; together their bytes pass the service's 10 MiB.
       const uploads = [await holdUpload(a, 8 * MiB, 6 * MiB), await holdUpload(b, 8 * MiB, 6 * MiB)];

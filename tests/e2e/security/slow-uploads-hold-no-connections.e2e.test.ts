@@ -46,6 +46,24 @@ describe("uploads that do not arrive", () => {
     expect(took).toBeLessThan(2_000);
   });
 
+  test("when one workspace's keys stream bodies that do not arrive, then they hold at most half the gateway's budget, and another workspace still writes", async () => {
+    const hog = await seedTenant(system);
+    const keys = await Promise.all(Array.from({ length: 7 }, () => hog.key()));
+    // Seven keys of 10 MiB each would cover the whole 64 MiB budget; the workspace may hold 32 MiB of it.
+    const uploads: RawConnection[] = [];
+    for (const key of keys) for (let i = 0; i < 10; i++) uploads.push(await stalledPost(key, 100 * 1024));
+    await Bun.sleep(1_000);
+    const refused = (await Promise.all(uploads.map((upload) => upload.responses(1, 100)))).flat();
+    expect(refused).toHaveLength(70 - 32);
+    for (const answer of refused) {
+      expectError({ status: answer.status, body: answer.body }, 429, "rate_limit_exceeded");
+      expect(answer.body.error.message).toContain("workspace");
+    }
+    const other = apiClient(system.baseUrl, await (await seedTenant(system)).key());
+    expect((await other("POST", "/v1/new-page", { title: "still written" })).status).toBe(201);
+    for (const upload of uploads) upload.close();
+  });
+
   test("when a small body does not arrive within the wait for a service, then the answer is 503 with Retry-After, and nothing was created", async () => {
     const tenant = await seedTenant(system);
     const key = await tenant.key();

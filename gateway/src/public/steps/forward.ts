@@ -55,7 +55,7 @@ export async function forwardToService(
   target: { route: PublicOperation; url: URL; credential: Credential; requestId: string },
 ): Promise<Answer> {
   const { route, url, credential, requestId } = target;
-  const lease = deps.bodyBudget.lease(credential.keyId);
+  const lease = deps.bodyBudget.lease(credential.keyId, credential.workspaceId);
   try {
     const body = route.body ? streamBodyWithin(request, { limitBytes: route.maxBodyBytes, lease }) : null;
     const declared = declaredLength(request);
