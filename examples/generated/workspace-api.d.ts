@@ -1272,12 +1272,12 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             /** @description A query parameter is of the wrong type or format, or out of its bounds; `details.fields` names it. The pages of the result page hold more content than one answer carries (16 MiB of contents over 64 KiB each): `per_page` is named, with the most that fits in `allowed.max`. */
             422: components["responses"]["ValidationFailed"];
-            /** @description The workspace's lists already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry. */
+            /** @description The workspace's answers already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry. */
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
-            /** @description The service's lists already carry all of its room for large contents at once; `Retry-After` says when to retry. */
+            /** @description The service's answers already carry all of its room for large contents at once; `Retry-After` says when to retry. */
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["OutcomeUnknown"];
         };
@@ -1494,10 +1494,12 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /** @description The request body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
+            /** @description The page's content is over 64 KiB and the workspace's answers already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry. */
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
+            /** @description The page's content is over 64 KiB and the service's answers already carry all of its room for large contents at once; `Retry-After` says when to retry. */
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["OutcomeUnknown"];
         };

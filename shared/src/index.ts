@@ -9,6 +9,7 @@ export * from "./principal/principal";
 export * from "./principal/internal-token";
 export * from "./http/request-id";
 export * from "./http/request-path";
+export * from "./http/answer-holds";
 export * from "./http/json-body";
 export * from "./http/entity-tag";
 export * from "./http/error-handler";

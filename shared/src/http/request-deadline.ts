@@ -13,13 +13,18 @@ export function answerWithinDeadline(request: Request, serve: (deadline: Deadlin
   const deadline = deadlineOf(request);
   // One promise settled by whichever comes first, rather than a race of two.
   return new Promise<Response>((resolve, reject) => {
+    let answered = false;
     const unwatch = watchDeadline(deadline.at, () => {
-      if (deadline.expire()) resolve(notExecuted("The request was not completed before its deadline.").toResponse(requestIdOf(request)));
+      if (!deadline.expire()) return;
+      answered = true;
+      resolve(notExecuted("The request was not completed before its deadline.").toResponse(requestIdOf(request)));
     });
     serve(deadline).then(
       (response) => {
         unwatch();
-        resolve(response);
+        // An answer that comes after the deadline's is never sent: its body is given up, and what it held with it.
+        if (answered) response.body?.cancel().catch(() => {});
+        else resolve(response);
       },
       (error: unknown) => {
         unwatch();

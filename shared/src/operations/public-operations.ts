@@ -15,8 +15,8 @@ const PAGE_OPERATIONS = serviceOperations("pages", {
     success: { status: 200, description: "One result page of pages.", schema: PageList },
     rules: [
       { code: "validation_error", when: "The pages of the result page hold more content than one answer carries (16 MiB of contents over 64 KiB each): `per_page` is named, with the most that fits in `allowed.max`." },
-      { code: "rate_limit_exceeded", when: "The workspace's lists already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry." },
-      { code: "service_unavailable", when: "The service's lists already carry all of its room for large contents at once; `Retry-After` says when to retry." },
+      { code: "rate_limit_exceeded", when: "The workspace's answers already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry." },
+      { code: "service_unavailable", when: "The service's answers already carry all of its room for large contents at once; `Retry-After` says when to retry." },
     ],
   },
   createPage: {
@@ -36,6 +36,10 @@ const PAGE_OPERATIONS = serviceOperations("pages", {
     summary: "Get a page",
     description: "One page by its id.",
     success: { status: 200, description: "The page.", schema: Page },
+    rules: [
+      { code: "rate_limit_exceeded", when: "The page's content is over 64 KiB and the workspace's answers already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry." },
+      { code: "service_unavailable", when: "The page's content is over 64 KiB and the service's answers already carry all of its room for large contents at once; `Retry-After` says when to retry." },
+    ],
   },
   updatePage: {
     method: "PUT", path: "/v1/new-page/:id", scope: "docs:update",
@@ -161,6 +165,8 @@ export interface ServiceContext {
   deadline: Deadline;
   /** The request's `If-Match`, for an update or delete to check in its own statement. */
   ifMatch?: string;
+  /** Keeps `release` (room taken in a memory budget for the answer) until the answer has been sent. */
+  holdUntilAnswered(release: () => void): void;
 }
 
 /** Where a resource created at this collection path can be read: the table's GET by id beneath it, if there is one. */

@@ -12,6 +12,7 @@ import { WORKSPACE_PURGE_PATH } from "./workspace-purge";
 import { signingKeyFrom, type VerificationKeys } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
+import { answerReleasing, releaseHeld, releaseWhenAnswered } from "../http/answer-holds";
 import { createBodyBudget, type BodyBudget } from "../http/body-budget";
 import { concurrencyGate } from "../http/concurrency-gate";
 import { answerWithinDeadline } from "../http/request-deadline";
@@ -78,15 +79,31 @@ interface ServiceApp {
  */
 function serviceFront(app: ServiceApp, options: FrontOptions) {
   const admit = concurrencyGate(options.concurrency, { connections: options.connections });
-  const serve = (request: Request) => Promise.resolve(app.fetch(request));
+  // What the app's answer holds (answer-holds.ts) is given back once the answer has gone out.
+  const serve = async (request: Request) => {
+    try {
+      return answerReleasing(request, await app.fetch(request));
+    } catch (error) {
+      releaseHeld(request);
+      throw error;
+    }
+  };
   const workspaceOf = (request: Request, path: string) => workspaceOfValidPrincipal(request, path, options.principalKeys);
   const receiveThenServe = async (request: Request, workspace: string | undefined, deadline: Deadline) => {
     const lease = options.bodyBudget.lease(workspace);
     try {
       keepReceivedBody(request, await readBodyWithin(request, { limitBytes: options.bodyLimitBytes, lease }));
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    // A write's answer carries what was written: the body's room is given back once the answer has gone out.
+    releaseWhenAnswered(request, () => lease.release());
+    try {
       return await admit(() => serve(request), deadline, workspace);
     } finally {
-      lease.release();
+      // Given back here when the request never ran (its turn did not come before its deadline).
+      releaseHeld(request);
     }
   };
   return (request: Request) => {

@@ -1,4 +1,5 @@
 import type { AnyElysia } from "elysia";
+import { releaseWhenAnswered } from "../http/answer-holds";
 import { deadlineOf } from "../http/deadline";
 import { principalOf } from "../http/require-principal";
 import { entityTag, noneMatchHits } from "../http/entity-tag";
@@ -58,6 +59,7 @@ export function serveOperations<App extends AnyElysia, Service extends ServiceNa
       principal: principalOf(request as Request),
       deadline: deadlineOf(request as Request),
       ifMatch: (request as Request).headers.get("if-match") ?? undefined,
+      holdUntilAnswered: (release) => releaseWhenAnswered(request as Request, release),
     }),
     invalidQueryCode: PUBLIC_SERVICES[service].validationCode,
     answer: answerWithVersion,

@@ -7,11 +7,13 @@ const MiB = 1024 * 1024;
  * A list answer holds its pages several times over while it is made (the text
  * read from the database, the JSON, the bytes sent), and a page's content may be
  * 10 MiB: a hundred of them in one answer, or a few such answers at once, would
- * take gigabytes. So contents larger than LISTED_CONTENT_MAX_BYTES (repository.ts) are read only
- * within a budget of the whole process, of which one workspace holds at most
- * half: past the budget a list is refused (503, or 429 for the workspace's
- * share, with Retry-After) instead of read, and the other workspaces' answers
- * still have room.
+ * take gigabytes, and so would many answers of one large page at once. So
+ * contents larger than LISTED_CONTENT_MAX_BYTES (repository.ts) are read only
+ * within a budget of the whole process, held until the answer has been sent
+ * (the gateway reads it only as fast as its client does), of which one
+ * workspace holds at most half: past the budget a read is refused (503, or 429
+ * for the workspace's share, with Retry-After) instead of made, and the other
+ * workspaces' answers still have room.
  */
 export const LARGE_CONTENTS_BYTES = 32 * MiB;
 /** One workspace's share, and so also the most one answer may carry. */
@@ -24,9 +26,11 @@ const budget = createBodyBudget({
   items: { noun: "large page contents", reason: "list_answers_in_transit" },
 });
 
-/** A lease on the budget for one list answer of the workspace, given back once the answer is made. */
-export function largeContentsLease(workspaceId: string): BodyLease {
-  return budget.lease(workspaceId);
+/** Room in the budget for one answer of the workspace, held until that answer has been sent. */
+export function largeContentsLease(workspaceId: string, holdUntilAnswered: (release: () => void) => void): BodyLease {
+  const lease = budget.lease(workspaceId);
+  holdUntilAnswered(() => lease.release());
+  return lease;
 }
 
 /** More content than one answer may carry: the per_page that would carry these pages' first ones. */

@@ -30,6 +30,14 @@ export async function insertPage(
   return withContent(row!, page.content);
 }
 
+/** The page as a list has it: its content only when that is no larger than LISTED_CONTENT_MAX_BYTES. */
+export async function findListedPage(sql: Sql, workspaceId: string, id: string): Promise<ListedPage | undefined> {
+  const [row] = await sql<ListedPage[]>`
+    select ${sql.unsafe(LISTED_COLUMNS)} from pages
+    where workspace_id = ${workspaceId} and id = ${id}`;
+  return row;
+}
+
 export async function findPage(sql: Sql, workspaceId: string, id: string): Promise<PageRow | undefined> {
   const [row] = await sql<PageRow[]>`
     select ${sql.unsafe(COLUMNS)} from pages
@@ -114,6 +122,9 @@ export const LISTED_CONTENT_MAX_BYTES = 64 * 1024;
 
 /** A row of a list: its content, or, when that is larger than LISTED_CONTENT_MAX_BYTES, null and only its size. */
 export type ListedPage = Omit<PageRow, "content"> & { content: string | null; content_bytes: number };
+/** octet_length of a stored (TOASTed) text reads its header, not its bytes. */
+const LISTED_COLUMNS = `id, team_id, title, ${TIMESTAMPS}, octet_length(content) as content_bytes,
+  case when octet_length(content) <= ${LISTED_CONTENT_MAX_BYTES} then content end as content`;
 
 export async function listPages(
   sql: Sql,
@@ -122,12 +133,8 @@ export async function listPages(
 ): Promise<ListedPage[]> {
   const direction = options.order === "asc" ? "asc" : "desc";
   const orderBy = sql.unsafe(`${SORT_EXPRESSIONS[options.sort]} ${direction}, pages.id ${direction}`);
-  // octet_length of a stored (TOASTed) text reads its header, not its bytes.
   return sql<ListedPage[]>`
-    select id, team_id, title, ${sql.unsafe(TIMESTAMPS)},
-      octet_length(content) as content_bytes,
-      case when octet_length(content) <= ${LISTED_CONTENT_MAX_BYTES} then content end as content
-    from pages
+    select ${sql.unsafe(LISTED_COLUMNS)} from pages
     ${where(sql, filter)}
     order by ${orderBy}
     limit ${options.limit} offset ${options.offset}`;

@@ -67,7 +67,11 @@ export async function createPage(sql: Pool, principal: Principal, body: CreatePa
   );
 }
 
-export function getPage(sql: Pool, principal: Principal, id: string): Promise<Page> {
+/** A page whose content is large is read whole only once the answer has room for it (large-contents.ts). */
+export async function getPage(sql: Pool, principal: Principal, id: string, holdUntilAnswered: (release: () => void) => void): Promise<Page> {
+  const listed = await visiblePage(principal, id, (workspaceId, pageId) => pages.findListedPage(sql, workspaceId, pageId));
+  if (listed.content !== null) return { id: listed.id, team_id: listed.team_id, title: listed.title, content: listed.content, created_at: listed.created_at, updated_at: listed.updated_at };
+  largeContentsLease(principal.workspace_id, holdUntilAnswered).take(listed.content_bytes);
   return visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId));
 }
 
@@ -95,7 +99,7 @@ export async function deletePage(sql: Pool, principal: Principal, id: string, de
   });
 }
 
-export async function listPages(sql: Pool, principal: Principal, query: PageListQuery): Promise<PageList> {
+export async function listPages(sql: Pool, principal: Principal, query: PageListQuery, holdUntilAnswered: (release: () => void) => void): Promise<PageList> {
   const paging = resolvePaging(query, "validation_error");
   const visibility = listVisibility(principal);
   // No stored title holds a NUL, and Postgres refuses one in a parameter.
@@ -103,15 +107,11 @@ export async function listPages(sql: Pool, principal: Principal, query: PageList
   if (nothing) return { data: [], total: 0, page: paging.page, per_page: paging.perPage };
   const filter = { workspaceId: principal.workspace_id, ...visibility, title: query.title };
   const order = { sort: query.sort ?? "updated_at", order: query.order ?? "desc" } as const;
-  const lease = largeContentsLease(principal.workspace_id);
-  try {
-    return await readList(sql, paging, {
-      count: (tx) => pages.countPages(tx, filter),
-      rows: async (tx, limit, offset) => withLargeContents(tx, principal.workspace_id, await pages.listPages(tx, filter, { ...order, limit, offset }), lease),
-    });
-  } finally {
-    lease.release();
-  }
+  const lease = largeContentsLease(principal.workspace_id, holdUntilAnswered);
+  return readList(sql, paging, {
+    count: (tx) => pages.countPages(tx, filter),
+    rows: async (tx, limit, offset) => withLargeContents(tx, principal.workspace_id, await pages.listPages(tx, filter, { ...order, limit, offset }), lease),
+  });
 }
 
 /** The workspace was deleted: its pages go with it. */
