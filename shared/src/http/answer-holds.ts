@@ -1,6 +1,6 @@
 /**
  * What an answer holds until it has gone out: room in a budget of memory taken
- * for its content (a large page, a request body). The answer's bytes live until
+ * for its content (a large page). The answer's bytes live until
  * the gateway has read them, and it reads them only as fast as its client does,
  * so such room is given back when the answer's body has been sent whole, or
  * given up on, not when the handler returns.

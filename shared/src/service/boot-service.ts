@@ -12,7 +12,7 @@ import { WORKSPACE_PURGE_PATH } from "./workspace-purge";
 import { signingKeyFrom, type VerificationKeys } from "../principal/internal-token";
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
-import { answerReleasing, releaseHeld, releaseWhenAnswered } from "../http/answer-holds";
+import { answerReleasing, releaseHeld } from "../http/answer-holds";
 import { createBodyBudget, type BodyBudget } from "../http/body-budget";
 import { concurrencyGate } from "../http/concurrency-gate";
 import { answerWithinDeadline } from "../http/request-deadline";
@@ -93,16 +93,10 @@ function serviceFront(app: ServiceApp, options: FrontOptions) {
     const lease = options.bodyBudget.lease(workspace);
     try {
       keepReceivedBody(request, await readBodyWithin(request, { limitBytes: options.bodyLimitBytes, lease }));
-    } catch (error) {
-      lease.release();
-      throw error;
-    }
-    // A write's answer carries what was written: the body's room is given back once the answer has gone out.
-    releaseWhenAnswered(request, () => lease.release());
-    try {
       return await admit(() => serve(request), deadline, workspace);
     } finally {
-      // Given back here when the request never ran (its turn did not come before its deadline).
+      lease.release();
+      // What the request held for its answer is given back here when it never ran (its turn did not come before its deadline).
       releaseHeld(request);
     }
   };

@@ -26,11 +26,23 @@ const budget = createBodyBudget({
   items: { noun: "large page contents", reason: "list_answers_in_transit" },
 });
 
-/** Room in the budget for one answer of the workspace, held until that answer has been sent. */
+/**
+ * Room in the budget for one answer of the workspace, held until that answer
+ * has been sent. Only an answer that takes room is held: the others go out as
+ * they are made.
+ */
 export function largeContentsLease(workspaceId: string, holdUntilAnswered: (release: () => void) => void): BodyLease {
   const lease = budget.lease(workspaceId);
-  holdUntilAnswered(() => lease.release());
-  return lease;
+  let held = false;
+  return {
+    take(bytes) {
+      lease.take(bytes);
+      if (held || bytes <= 0) return;
+      held = true;
+      holdUntilAnswered(() => lease.release());
+    },
+    release: () => lease.release(),
+  };
 }
 
 /** More content than one answer may carry: the per_page that would carry these pages' first ones. */
