@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { PRINCIPAL_HEADER, signPrincipal, signingKeyFrom, uuidv7 } from "@ws/shared";
 import { expectError } from "../../harness/assertions";
 import { eventually } from "../../harness/eventually";
 import { apiClient, readResponse } from "../../harness/http";
@@ -12,15 +14,18 @@ const MiB = 1024 * 1024;
  * Each service holds at most 24 MiB of request bodies, so one workspace may
  * hold 12 MiB of them; the gateway's own limits (64 MiB, 32 MiB a key) are
  * wider, so what is measured here is the service's share. Uploads are held open
- * on raw sockets: the bytes a service has received stay charged until answered.
+ * on raw sockets straight to the pages service, with a principal signed as the
+ * gateway would (how soon a gateway passes on a streamed body is its runtime's
+ * business): the bytes a service has received stay charged until answered.
  */
+const SIGNING_KEY = randomBytes(32).toString("base64url");
 let system: TestSystem;
 let hog: Tenant;
 let neighbour: Tenant;
 let hogPage: string;
 let neighbourPage: string;
 beforeAll(async () => {
-  system = await startSystem({ env: { MAX_INFLIGHT_BODY_BYTES: String(24 * MiB) } });
+  system = await startSystem({ env: { MAX_INFLIGHT_BODY_BYTES: String(24 * MiB), INTERNAL_SIGNING_KEY: SIGNING_KEY } });
   [hog, neighbour] = [await seedTenant(system), await seedTenant(system)];
   hogPage = (await apiClient(system.baseUrl, await hog.key())("POST", "/v1/new-page", { title: "hog" })).body.id;
   neighbourPage = (await apiClient(system.baseUrl, await neighbour.key())("POST", "/v1/new-page", { title: "neighbour" })).body.id;
@@ -32,12 +37,15 @@ afterAll(() => {
   while (open.length) open.pop()!.close();
 });
 
-/** A PUT through the gateway announcing `declared` bytes, of which `sent` are sent: the gateway passes them on as they come. */
-async function holdUpload(key: string, pageId: string, declared: number, sent: number): Promise<RawConnection> {
-  const connection = rawConnection(portOf(system.baseUrl));
+/** A PUT straight to the pages service, as the gateway would send it for the tenant, announcing `declared` bytes of which `sent` are sent. */
+async function holdUpload(tenant: Tenant, pageId: string, declared: number, sent: number): Promise<RawConnection> {
+  const path = `/v1/new-page/${pageId}`;
+  const principal = { workspace_id: tenant.workspaceId, member_id: tenant.ownerId, key_id: uuidv7(), scopes: ["docs:update" as const], target_team_ids: null, visible_team_ids: [], request_id: uuidv7() };
+  const token = signPrincipal(principal, { method: "PUT", path }, signingKeyFrom(SIGNING_KEY));
+  const connection = rawConnection(portOf(system.pagesUrl));
   open.push(connection);
   await connection.write(
-    `PUT /v1/new-page/${pageId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n{"content":"`,
+    `PUT ${path} HTTP/1.1\r\nHost: x\r\n${PRINCIPAL_HEADER}: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n{"content":"`,
   );
   const filler = Buffer.alloc(256 * 1024, "x");
   for (let written = 0; written < sent; written += filler.length) await connection.write(filler.subarray(0, Math.min(filler.length, sent - written)));
@@ -54,11 +62,11 @@ function putContent(key: string, pageId: string, content: string) {
 
 describe("a service's budget of request bodies is shared between workspaces", () => {
   test("when one workspace holds half of a service's body budget, then its next body is 429 while another workspace's large body still passes", async () => {
-    // Two keys: the share is the workspace's, whichever of its keys the bodies come with.
-    const [first, second] = [await hog.key(), await hog.key()];
-    await holdUpload(first, hogPage, 7 * MiB, 5.5 * MiB);
-    await holdUpload(second, hogPage, 7 * MiB, 5.5 * MiB);
-    // The bytes sent reach the service and are charged there: 11 MiB of the workspace's 12, so one more MiB is refused.
+    // Uploads of two keys (each principal names a key of its own), then a third key: the share is the workspace's.
+    const first = await hog.key();
+    await holdUpload(hog, hogPage, 5.75 * MiB, 64 * 1024);
+    await holdUpload(hog, hogPage, 5.75 * MiB, 64 * 1024);
+    // A declared length is charged at once: 11.5 MiB of the workspace's 12, so one more MiB is refused.
     const refused = await eventually(
       () => putContent(first, hogPage, "x".repeat(MiB)),
       (answer) => answer.status === 429,
