@@ -115,6 +115,8 @@ describe.skipIf(!runnable)("Redis stopped in the middle of a load, RATE_LIMIT_FA
     let phase: "up" | "down" | "done" = "up";
     const running = load(() => call("GET", "/v1/new-page"), 8, () => phase === "done");
     await sleep(1000);
+    // A request that ends while redis-server is shutting down may be answered either way: only those before it are held to 200.
+    const stopping = Date.now();
     await redis.stop();
     const downSince = Date.now();
     phase = "down";
@@ -126,7 +128,7 @@ describe.skipIf(!runnable)("Redis stopped in the middle of a load, RATE_LIMIT_FA
     phase = "done";
     const results = await running;
 
-    const before = results.filter((r) => r.at < downSince);
+    const before = results.filter((r) => r.at < stopping);
     const during = results.filter((r) => r.startedAt >= downSince && r.at < upAgain);
     console.log(`closed mode: ${results.length} requests, ${during.length} while Redis was down (${during.filter((r) => r.status === 503).length} × 503), max latency then ${Math.round(Math.max(...during.map((r) => r.ms)))} ms`);
 
