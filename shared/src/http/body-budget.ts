@@ -40,10 +40,12 @@ const RETRY_AFTER = { "retry-after": "1" };
 
 export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   const items = limits.items ?? REQUEST_BODIES;
-  const overShare = `This ${limits.holder ?? "key"} has too many ${items.noun} in transit at once. Retry when some have been answered.`;
   const overTotal = `Too many ${items.noun} are in transit right now. Try again shortly.`;
-  const overGroupShare = `This workspace has too many ${items.noun} in transit at once. Retry when some have been answered.`;
-  const overShareError = (message: string) => new ApiError("rate_limit_exceeded", message, { headers: RETRY_AFTER, details: { reason: items.reason } });
+  const overShare = (holder: string) =>
+    new ApiError("rate_limit_exceeded", `This ${holder} has too many ${items.noun} in transit at once. Retry when some have been answered.`, {
+      headers: RETRY_AFTER,
+      details: { reason: items.reason },
+    });
   let total = 0;
   const byKey = new Map<string, number>();
   const byGroup = new Map<string, number>();
@@ -60,9 +62,9 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
         take(bytes) {
           if (bytes <= 0) return;
           const keyHeld = key === undefined ? 0 : (byKey.get(key) ?? 0);
-          if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) throw overShareError(overShare);
+          if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) throw overShare(limits.holder ?? "key");
           const groupHeld = group === undefined ? 0 : (byGroup.get(group) ?? 0);
-          if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShareError(overGroupShare);
+          if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShare("workspace");
           if (total + bytes > limits.totalBytes) {
             throw new ApiError("service_unavailable", overTotal, { headers: RETRY_AFTER });
           }

@@ -1,5 +1,5 @@
 import { ApiError, createBodyBudget, type BodyLease, type Sql } from "@ws/shared";
-import { pageContents, type ListedPage, type PageRow } from "./repository";
+import { pageContents, withContent, type ListedPage, type PageRow } from "./repository";
 
 const MiB = 1024 * 1024;
 
@@ -75,13 +75,6 @@ export async function withLargeContents(sql: Sql, workspaceId: string, rows: Lis
     lease.take(bytes);
     contents = await pageContents(sql, workspaceId, large.map((row) => row.id));
   }
-  return rows.map((row) => ({
-    id: row.id,
-    team_id: row.team_id,
-    title: row.title,
-    content: row.content ?? contents?.get(row.id) ?? "",
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  }));
+  return rows.map((row) => withContent(row, row.content ?? contents?.get(row.id) ?? ""));
 }
 

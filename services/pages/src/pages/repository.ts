@@ -10,7 +10,8 @@ const TIMESTAMPS = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI
 const COLUMNS = `id, team_id, title, content, ${TIMESTAMPS}`;
 /** Content the caller has just written is not read back: up to 10 MiB less to receive, decode and hold. */
 const COLUMNS_BUT_CONTENT = `id, team_id, title, ${TIMESTAMPS}`;
-const withContent = (row: Omit<PageRow, "content">, content: string): PageRow => ({
+/** The page with this content: its fields in the order the API answers them. */
+export const withContent = (row: Omit<PageRow, "content">, content: string): PageRow => ({
   id: row.id,
   team_id: row.team_id,
   title: row.title,

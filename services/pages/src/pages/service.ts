@@ -70,7 +70,7 @@ export async function createPage(sql: Pool, principal: Principal, body: CreatePa
 /** A page whose content is large is read whole only once the answer has room for it (large-contents.ts). */
 export async function getPage(sql: Pool, principal: Principal, id: string, holdUntilAnswered: (release: () => void) => void): Promise<Page> {
   const listed = await visiblePage(principal, id, (workspaceId, pageId) => pages.findListedPage(sql, workspaceId, pageId));
-  if (listed.content !== null) return { id: listed.id, team_id: listed.team_id, title: listed.title, content: listed.content, created_at: listed.created_at, updated_at: listed.updated_at };
+  if (listed.content !== null) return pages.withContent(listed, listed.content);
   largeContentsLease(principal.workspace_id, holdUntilAnswered).take(listed.content_bytes);
   return visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId));
 }

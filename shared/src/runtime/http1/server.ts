@@ -40,22 +40,23 @@ export class Http1Server {
   private draining = false;
   private drained: (() => void) | undefined;
   private unfinishedHeadBytes = 0;
+  private readonly unfinishedHeadsMaxBytes: number;
 
   constructor(private readonly options: Http1ServerOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.unfinishedHeadsMaxBytes = options.unfinishedHeadsMaxBytes ?? UNFINISHED_HEADS_MAX_BYTES;
     const every = Math.max(10, Math.min(1000, this.timeouts.headMs / 4, this.timeouts.idleMs / 4, this.timeouts.lingerMs / 4));
     this.sweeper = setInterval(() => this.sweep(), every);
     (this.sweeper as { unref?: () => void }).unref?.();
   }
 
   open(wire: Wire): Http1Connection {
-    const budget = this.options.unfinishedHeadsMaxBytes ?? UNFINISHED_HEADS_MAX_BYTES;
     const connection = new Http1Connection(wire, {
       handler: this.options.handler,
       maxHeaderBytes: this.options.maxHeaderBytes,
       isDraining: () => this.draining,
       holdHead: (delta) => {
-        if (delta > 0 && this.unfinishedHeadBytes + delta > budget) return false;
+        if (delta > 0 && this.unfinishedHeadBytes + delta > this.unfinishedHeadsMaxBytes) return false;
         this.unfinishedHeadBytes += delta;
         return true;
       },
