@@ -28,12 +28,15 @@ export interface ConnectionSettings {
   /** True once the server is draining: every answer closes its connection. */
   isDraining(): boolean;
   /**
-   * Changes the bytes this connection holds of a head still incomplete by
-   * `delta`; false when the server's budget for such heads, over every
-   * connection, cannot take them.
+   * Counts `bytes` as what this connection holds of a head still incomplete
+   * (0 once it ended); false when the server's budget for such heads, over
+   * every connection, cannot take them.
    */
-  holdHead(delta: number): boolean;
+  holdHead(bytes: number): boolean;
 }
+
+const TOO_MANY_INCOMPLETE = () =>
+  new ApiError("service_unavailable", "Too many requests are arriving incomplete at once. Try again shortly.", { headers: { "retry-after": "1" } });
 
 /** Body bytes (or pipelined requests) held for a handler that has not asked for them, before the socket is paused. */
 const HELD_BYTES = 64 * 1024;
@@ -146,6 +149,13 @@ export class Http1Connection {
     this.wire.terminate();
   }
 
+  /** The server gave this connection's incomplete head's room to a newer one: it is answered 503 and closed. */
+  refuseIncompleteHead(): void {
+    this.heldHead = 0;
+    this.headStartedAt = undefined;
+    this.refuse(TOO_MANY_INCOMPLETE());
+  }
+
   /** Closes an idle connection now; a busy one after its current answer. */
   closeWhenIdle(): void {
     this.closeAfter = true;
@@ -194,7 +204,7 @@ export class Http1Connection {
       if (this.buffer.length > this.settings.maxHeaderBytes) {
         this.refuse(new ApiError("request_header_fields_too_large", "The request headers are too large."));
       } else if (!this.holdHead(this.buffer.length)) {
-        this.refuse(new ApiError("service_unavailable", "Too many requests are arriving incomplete at once. Try again shortly.", { headers: { "retry-after": "1" } }));
+        this.refuse(TOO_MANY_INCOMPLETE());
       } else if (this.peerEnded) {
         void this.finish();
       }
@@ -490,7 +500,7 @@ export class Http1Connection {
   /** Counts `bytes` of an incomplete head in the server's budget instead of what was counted; false when it cannot take them. */
   private holdHead(bytes: number): boolean {
     if (bytes === this.heldHead) return true;
-    if (!this.settings.holdHead(bytes - this.heldHead)) return false;
+    if (!this.settings.holdHead(bytes)) return false;
     this.heldHead = bytes;
     return true;
   }

@@ -326,29 +326,53 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     expect(JSON.parse(client.text().split("\r\n\r\n")[1]!).error.code).toBe("request_header_fields_too_large");
   });
 
-  test("when incomplete heads over every connection pass the server's budget, then the connection adding to them is refused 503, and whole requests still pass", async () => {
+  test("when incomplete heads over every connection pass the server's budget, then the heads held longest give way with 503, the newer head is served once it ends, and whole requests still pass", async () => {
     const port = serve(echoPath, undefined, undefined, 10_000);
-    const first = connect(port);
-    await first.write(`GET /first HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(6000)}`);
+    // Heads kept from ending fill the budget...
+    const stuck = [];
+    for (let i = 0; i < 4; i++) {
+      const client = connect(port);
+      await client.write(`GET /stuck${i} HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(2000)}`);
+      stuck.push(client);
+      await Bun.sleep(20);
+    }
+    // ...and a head arriving in two pieces needs room for its first: the two oldest stuck heads give way.
+    const late = connect(port);
+    await late.write(`GET /late HTTP/1.1\r\nHost: x\r\nX-Pad: ${"b".repeat(4000)}`);
+    for (const client of stuck.slice(0, 2)) {
+      await client.untilClosed();
+      expect(client.text().slice(0, 12)).toBe("HTTP/1.1 503");
+      expect(client.text()).toContain("retry-after: 1");
+      expect(JSON.parse(client.text().split("\r\n\r\n")[1]!).error.code).toBe("service_unavailable");
+    }
     await Bun.sleep(50);
-    const second = connect(port);
-    await second.write(`GET /second HTTP/1.1\r\nHost: x\r\nX-Pad: ${"b".repeat(6000)}`);
-    await second.untilClosed();
-    expect(second.text().slice(0, 12)).toBe("HTTP/1.1 503");
-    expect(JSON.parse(second.text().split("\r\n\r\n")[1]!).error.code).toBe("service_unavailable");
+    for (const client of stuck.slice(2)) expect(client.state.closed).toBe(false);
+    await late.write("\r\n\r\n");
+    expect(await late.answers(1)).toEqual([200]);
     // A request that arrives whole is never held, so it is served however full the budget is.
     const whole = connect(port);
     await whole.write(`GET /whole HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(await whole.answers(1)).toEqual([200]);
-    // The first head, held within the budget, is served once it ends, and its bytes leave the budget.
-    await first.write("\r\n\r\n");
-    expect(await first.answers(1)).toEqual([200]);
-    const third = connect(port);
-    await third.write(`GET /third HTTP/1.1\r\nHost: x\r\nX-Pad: ${"c".repeat(6000)}`);
+    // A stuck head that was not refused is still served when it ends.
+    await stuck[3]!.write("\r\n\r\n");
+    expect(await stuck[3]!.answers(1)).toEqual([200]);
+    for (const client of [...stuck, late, whole]) client.close();
+  });
+
+  test("when the oldest incomplete head grows past the server's budget, then that head is refused 503 and the newer ones keep their room", async () => {
+    const port = serve(echoPath, undefined, undefined, 10_000);
+    const oldest = connect(port);
+    await oldest.write(`GET /oldest HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(3000)}`);
     await Bun.sleep(50);
-    await third.write("\r\n\r\n");
-    expect(await third.answers(1)).toEqual([200]);
-    for (const client of [first, whole, third]) client.close();
+    const newer = connect(port);
+    await newer.write(`GET /newer HTTP/1.1\r\nHost: x\r\nX-Pad: ${"b".repeat(6000)}`);
+    await Bun.sleep(50);
+    await oldest.write("c".repeat(2000));
+    await oldest.untilClosed();
+    expect(oldest.text().slice(0, 12)).toBe("HTTP/1.1 503");
+    await newer.write("\r\n\r\n");
+    expect(await newer.answers(1)).toEqual([200]);
+    for (const client of [oldest, newer]) client.close();
   });
 
   test("when a client pipelines requests and reads none of the answers, then the server stops taking its requests and cuts it after the idle time", async () => {

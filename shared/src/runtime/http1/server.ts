@@ -24,8 +24,11 @@ export interface Http1ServerOptions {
  * Incomplete heads are held until they end (or their time runs out): without a
  * bound over every connection, many connections each sending most of a head
  * and never its end would hold connections × maxHeaderBytes. Heads that arrive
- * in one read are never held, so under such an attack only a client whose head
- * arrives in pieces is refused (503, Retry-After).
+ * in one read are never held. When the budget is full, the head held longest
+ * gives way (503, Retry-After) to one that needs room: an ordinary head in
+ * pieces ends within milliseconds, so it is never the oldest for long, while
+ * heads kept from ending on purpose are; one client sending such heads cannot
+ * keep every other client's heads out for the head timeout.
  */
 export const UNFINISHED_HEADS_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -40,6 +43,8 @@ export class Http1Server {
   private draining = false;
   private drained: (() => void) | undefined;
   private unfinishedHeadBytes = 0;
+  /** Bytes of each connection's incomplete head, in the order those heads began to be held: the first is the oldest. */
+  private readonly heldHeads = new Map<Http1Connection, number>();
   private readonly unfinishedHeadsMaxBytes: number;
 
   constructor(private readonly options: Http1ServerOptions) {
@@ -55,15 +60,29 @@ export class Http1Server {
       handler: this.options.handler,
       maxHeaderBytes: this.options.maxHeaderBytes,
       isDraining: () => this.draining,
-      holdHead: (delta) => {
-        if (delta > 0 && this.unfinishedHeadBytes + delta > this.unfinishedHeadsMaxBytes) return false;
-        this.unfinishedHeadBytes += delta;
-        return true;
-      },
+      holdHead: (bytes) => this.holdHead(connection, bytes),
     });
     this.connections.add(connection);
     if (this.draining) connection.closeWhenIdle();
     return connection;
+  }
+
+  /** Counts `bytes` as `connection`'s incomplete head, making room by refusing the oldest heads; false when its own is the oldest and there is no room. */
+  private holdHead(connection: Http1Connection, bytes: number): boolean {
+    const before = this.heldHeads.get(connection) ?? 0;
+    const delta = bytes - before;
+    while (delta > 0 && this.unfinishedHeadBytes + delta > this.unfinishedHeadsMaxBytes) {
+      const oldest = this.heldHeads.keys().next().value;
+      if (oldest === undefined || oldest === connection) return false;
+      this.unfinishedHeadBytes -= this.heldHeads.get(oldest)!;
+      this.heldHeads.delete(oldest);
+      oldest.refuseIncompleteHead();
+    }
+    this.unfinishedHeadBytes += delta;
+    // Setting a key already in a Map keeps its place: a head stays as old as its first held byte.
+    if (bytes > 0) this.heldHeads.set(connection, bytes);
+    else this.heldHeads.delete(connection);
+    return true;
   }
 
   closed(connection: Http1Connection): void {
