@@ -56,11 +56,11 @@ export class Http1Server {
   }
 
   open(wire: Wire): Http1Connection {
-    const connection = new Http1Connection(wire, {
+    const connection: Http1Connection = new Http1Connection(wire, {
       handler: this.options.handler,
       maxHeaderBytes: this.options.maxHeaderBytes,
       isDraining: () => this.draining,
-      holdHead: (bytes) => this.holdHead(connection, bytes),
+      holdHead: (bytes): boolean => this.holdHead(connection, bytes),
     });
     this.connections.add(connection);
     if (this.draining) connection.closeWhenIdle();
