@@ -45,16 +45,25 @@ export async function insertCalendar(sql: Sql, calendar: NewCalendar): Promise<C
 
 /**
  * How a found calendar is locked until the transaction ends: "update" before it
- * is itself changed or deleted; "key share" while an event is written into it,
- * which holds off its delete (and so the event's foreign key) but not other readers.
+ * is deleted; "no key update" before it is renamed, which does not hold off
+ * events being written into it; "key share" while an event is written into it,
+ * which holds off its delete (and so the event's foreign key) but not other
+ * readers or a rename.
  */
-export type CalendarLock = "none" | "update" | "key share";
+export type CalendarLock = "none" | "update" | "no key update" | "key share";
+
+const LOCK_CLAUSES = {
+  none: "",
+  update: "for update",
+  "no key update": "for no key update",
+  "key share": "for key share",
+} as const satisfies Record<CalendarLock, string>;
 
 /** A calendar of the workspace, whoever may see it (access is the caller's decision). */
 export async function findCalendar(sql: Sql, workspaceId: string, id: string, lock: CalendarLock = "none"): Promise<Calendar | null> {
   const [row] = await sql<CalendarRow[]>`
     select ${sql.unsafe(COLUMNS)} from calendars c where c.workspace_id = ${workspaceId} and c.id = ${id}
-    ${lock === "update" ? sql`for update` : lock === "key share" ? sql`for key share` : sql``}`;
+    ${sql.unsafe(LOCK_CLAUSES[lock])}`;
   return row ? toCalendar(row) : null;
 }
 

@@ -85,7 +85,7 @@ export function getCalendar(sql: Pool, principal: Principal, id: string): Promis
 /** Locked while access is checked, so the version condition in the update itself is all that can fail after it: a 412. */
 export function renameCalendar(sql: Pool, principal: Principal, id: string, body: UpdateCalendarBody, deadline: Deadline, ifMatch?: string): Promise<Calendar> {
   return writeWithin(sql, deadline, async (tx) => {
-    await visibleCalendar(tx, principal, id, "update");
+    await visibleCalendar(tx, principal, id, "no key update");
     const renamed = await calendars.renameCalendar(tx, principal.workspace_id, id, body.name, requiredVersions(ifMatch, id));
     if (!renamed) throw preconditionFailed(WHAT);
     return renamed;
