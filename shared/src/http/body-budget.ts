@@ -18,6 +18,11 @@ export interface BodyBudget {
 export interface BodyLease {
   /** Takes more bytes for this body; throws the refusal when a budget cannot cover them. */
   take(bytes: number): void;
+  /**
+   * Counts bytes already in memory for work that is done (an answer that must
+   * go out): never refused, but what other takes are then measured against.
+   */
+  hold(bytes: number): void;
   /** Gives every byte back; safe to call more than once. */
   release(): void;
 }
@@ -58,6 +63,12 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     inUse: () => total,
     lease(key, group) {
       let held = 0;
+      const count = (bytes: number) => {
+        total += bytes;
+        held += bytes;
+        if (key !== undefined) byKey.set(key, (byKey.get(key) ?? 0) + bytes);
+        if (group !== undefined) byGroup.set(group, (byGroup.get(group) ?? 0) + bytes);
+      };
       return {
         take(bytes) {
           if (bytes <= 0) return;
@@ -68,10 +79,10 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (total + bytes > limits.totalBytes) {
             throw new ApiError("service_unavailable", overTotal, { headers: RETRY_AFTER });
           }
-          total += bytes;
-          held += bytes;
-          if (key !== undefined) byKey.set(key, keyHeld + bytes);
-          if (group !== undefined) byGroup.set(group, groupHeld + bytes);
+          count(bytes);
+        },
+        hold(bytes) {
+          if (bytes > 0) count(bytes);
         },
         release() {
           if (held === 0) return;

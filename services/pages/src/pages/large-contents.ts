@@ -41,6 +41,7 @@ export function largeContentsLease(workspaceId: string, holdUntilAnswered: (rele
       held = true;
       holdUntilAnswered(() => lease.release());
     },
+    hold: (bytes) => lease.hold(bytes),
     release: () => lease.release(),
   };
 }
