@@ -52,3 +52,26 @@ describe("the pool's open connections", () => {
     }
   });
 });
+
+describe.skipIf(!process.env.DATABASE_URL)("a pool when the process has no file descriptor left", () => {
+  test("when its connection is cut while no descriptor is left, then its query fails without stopping the process, and it serves again once descriptors are free", async () => {
+    const storage = await testStorage();
+    storages.push(storage);
+    const fixture = join(import.meta.dir, "fixtures", "descriptors-run-out.ts");
+    // A shell sets the limit low for the child only: exhausting this test process's own descriptors would break the run.
+    const child = Bun.spawn(["sh", "-c", 'ulimit -n 256 && exec "$0" "$1"', process.execPath, fixture], {
+      env: { ...process.env, FIXTURE_DATABASE_URL: storage.databaseUrl! },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const timer = setTimeout(() => child.kill(), 30_000);
+    const [exitCode, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+    clearTimeout(timer);
+    expect({ exitCode, stderr: exitCode === 0 ? "" : stderr.slice(-2000) }).toEqual({ exitCode: 0, stderr: "" });
+    const result = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    expect(result.descriptorsTaken).toBeGreaterThan(100);
+    expect(result.failedWhileOut).toBe(true);
+    expect(result.recoveredAfterMs).not.toBeNull();
+    expect(result.recoveredAfterMs).toBeLessThan(5000);
+  }, 60_000);
+});

@@ -111,6 +111,11 @@ export function healingPool(options: {
   return {
     pool,
     health,
+    /** Some request connection may be left unusable: the pool is renewed as soon as a probe reaches PostgreSQL. */
+    connectionsLost() {
+      connectionsLost = true;
+      void probeNow();
+    },
     async close() {
       stopped = true;
       clearTimeout(timer);

@@ -43,7 +43,9 @@ export type LoadEmbeddedExtensions = () => Promise<EmbeddedExtensions>;
  * unreachable and renews itself when it is back (database-monitor.ts).
  */
 export async function openDatabase(config: DatabaseConfig, loadExtensions?: LoadEmbeddedExtensions, logger?: Logger): Promise<Database> {
-  const sockets = countedSockets();
+  // A connection that failed before the driver listened may never write again: the healing pool renews the pool.
+  let onEarlyError = () => {};
+  const sockets = countedSockets(() => onEarlyError());
   const options = {
     max: config.poolMax,
     idle_timeout: 30,
@@ -61,6 +63,7 @@ export async function openDatabase(config: DatabaseConfig, loadExtensions?: Load
     const probe = (onclose: () => void) => postgres(url, { ...options, max: 1, connect_timeout: 2, backoff: () => 0.05, max_lifetime: null, onclose });
     const open = (onclose: () => void) => connectionLanes(() => postgres(url, { ...options, max: 1, onclose }), config.poolMax);
     const healing = healingPool({ open, refusing, probe, logger });
+    onEarlyError = healing.connectionsLost;
     return { sql: healing.pool, embedded: false, pool: { open: sockets.open, max: config.poolMax }, health: healing.health, close: () => healing.close() };
   }
   // Only here, when DATABASE_URL is absent, is the embedded database loaded.
