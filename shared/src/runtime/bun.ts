@@ -33,9 +33,10 @@ export function listenHttp1(options: {
   maxHeaderBytes?: number;
   timeouts?: Partial<Http1Timeouts>;
   unfinishedHeadsMaxBytes?: number;
+  maxConnections?: number;
 }): RunningServer {
   const { port, hostname, handler } = options;
-  const server = new Http1Server({ handler, maxHeaderBytes: options.maxHeaderBytes ?? SERVER_MAX_HEAD_BYTES, timeouts: options.timeouts, unfinishedHeadsMaxBytes: options.unfinishedHeadsMaxBytes });
+  const server = new Http1Server({ handler, maxHeaderBytes: options.maxHeaderBytes ?? SERVER_MAX_HEAD_BYTES, timeouts: options.timeouts, unfinishedHeadsMaxBytes: options.unfinishedHeadsMaxBytes, maxConnections: options.maxConnections });
   const listener = Bun.listen({
     hostname,
     port,

@@ -149,6 +149,11 @@ export class Http1Connection {
     this.wire.terminate();
   }
 
+  /** The server has as many connections as it keeps, all of them busy: this new one is answered 503 and closed. */
+  refuseConnection(): void {
+    this.refuse(new ApiError("service_unavailable", "The server has too many connections open. Try again shortly.", { headers: { "retry-after": "1" } }));
+  }
+
   /** The server gave this connection's incomplete head's room to a newer one: it is answered 503 and closed. */
   refuseIncompleteHead(): void {
     this.heldHead = 0;

@@ -18,8 +18,8 @@ let handlerKind: (typeof HANDLER_KINDS)[number] = "fetch";
 const handlerOf = (fetch: FetchHandler): RequestHandler =>
   handlerKind === "fetch" ? { fetch } : { incoming: (request, peer) => fetch(toFetchRequest(request), peer) };
 
-function serve(fetch: FetchHandler, timeouts?: Partial<Http1Timeouts>, maxHeaderBytes?: number, unfinishedHeadsMaxBytes?: number): number {
-  const server = listenHttp1({ port: 0, hostname: "127.0.0.1", handler: handlerOf(fetch), timeouts, maxHeaderBytes, unfinishedHeadsMaxBytes });
+function serve(fetch: FetchHandler, timeouts?: Partial<Http1Timeouts>, maxHeaderBytes?: number, unfinishedHeadsMaxBytes?: number, maxConnections?: number): number {
+  const server = listenHttp1({ port: 0, hostname: "127.0.0.1", handler: handlerOf(fetch), timeouts, maxHeaderBytes, unfinishedHeadsMaxBytes, maxConnections });
   servers.push(server);
   return server.port;
 }
@@ -357,6 +357,50 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     await stuck[3]!.write("\r\n\r\n");
     expect(await stuck[3]!.answers(1)).toEqual([200]);
     for (const client of [...stuck, late, whole]) client.close();
+  });
+
+  test("when more connections are open than the server keeps, then the oldest one left unused is closed and the new one is served", async () => {
+    const port = serve(echoPath, undefined, undefined, undefined, 3);
+    const used = connect(port);
+    await used.write(`GET /used HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await used.answers(1)).toEqual([200]);
+    const unused = [connect(port), connect(port)];
+    await Bun.sleep(50);
+    // The first connection is the oldest, but the oldest left unused since it was opened goes: here, the first one again, now idle.
+    const late = connect(port);
+    await late.write(`GET /late HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await late.answers(1)).toEqual([200]);
+    await used.untilClosed();
+    expect(used.state.closed).toBe(true);
+    for (const client of unused) expect(client.state.closed).toBe(false);
+    // And the next one takes the place of the oldest unused one after it.
+    const later = connect(port);
+    await later.write(`GET /later HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await later.answers(1)).toEqual([200]);
+    await unused[0]!.untilClosed();
+    expect(unused[0]!.state.closed).toBe(true);
+    expect(unused[1]!.state.closed).toBe(false);
+    for (const client of [...unused, late, later]) client.close();
+  });
+
+  test("when every connection the server keeps is serving a request, then a new one is answered 503 with Retry-After and closed, and the requests in progress finish", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const port = serve(async (request) => {
+      await held;
+      return echoPath(request);
+    }, undefined, undefined, undefined, 2);
+    const busy = [connect(port), connect(port)];
+    for (const [index, client] of busy.entries()) await client.write(`GET /busy${index} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await Bun.sleep(50);
+    const refused = connect(port);
+    await refused.untilClosed();
+    expect(refused.text().slice(0, 12)).toBe("HTTP/1.1 503");
+    expect(refused.text()).toContain("retry-after: 1");
+    expect(JSON.parse(refused.text().split("\r\n\r\n")[1]!).error.code).toBe("service_unavailable");
+    release();
+    for (const client of busy) expect(await client.answers(1)).toEqual([200]);
+    for (const client of [...busy, refused]) client.close();
   });
 
   test("when the oldest incomplete head grows past the server's budget, then that head is refused 503 and the newer ones keep their room", async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Http1Connection, type Wire } from "./connection";
 import type { RequestHandler } from "../runtime";
 
@@ -18,6 +19,30 @@ export interface Http1ServerOptions {
   timeouts?: Partial<Http1Timeouts>;
   /** Bytes of incomplete request heads held at once over every connection (default UNFINISHED_HEADS_MAX_BYTES). */
   unfinishedHeadsMaxBytes?: number;
+  /** Connections open at once (default defaultMaxConnections()). */
+  maxConnections?: number;
+}
+
+/** File descriptors left for the process's own connections (to the services, PostgreSQL, Redis) and files. */
+const OWN_DESCRIPTORS = 1024;
+const MOST_CONNECTIONS = 16_384;
+
+/**
+ * Each connection takes a file descriptor, and a process without one left can
+ * no longer reach its database or services: clients opening connections and
+ * sending nothing would take them all. So one listener keeps at most half of
+ * the open-files limit after OWN_DESCRIPTORS (a process has two listeners: the
+ * API and the management port), 16,384 at most, 64 at least.
+ */
+export function defaultMaxConnections(): number {
+  let limit = Number.POSITIVE_INFINITY;
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "utf8"));
+    if (line) limit = Number(line[1]);
+  } catch {
+    // Not Linux: only the fixed ceiling applies.
+  }
+  return Math.max(64, Math.min(MOST_CONNECTIONS, Math.floor((limit - OWN_DESCRIPTORS) / 2)));
 }
 
 /**
@@ -46,10 +71,12 @@ export class Http1Server {
   /** Bytes of each connection's incomplete head, in the order those heads began to be held: the first is the oldest. */
   private readonly heldHeads = new Map<Http1Connection, number>();
   private readonly unfinishedHeadsMaxBytes: number;
+  private readonly maxConnections: number;
 
   constructor(private readonly options: Http1ServerOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.unfinishedHeadsMaxBytes = options.unfinishedHeadsMaxBytes ?? UNFINISHED_HEADS_MAX_BYTES;
+    this.maxConnections = options.maxConnections ?? defaultMaxConnections();
     const every = Math.max(10, Math.min(1000, this.timeouts.headMs / 4, this.timeouts.idleMs / 4, this.timeouts.lingerMs / 4));
     this.sweeper = setInterval(() => this.sweep(), every);
     (this.sweeper as { unref?: () => void }).unref?.();
@@ -63,8 +90,36 @@ export class Http1Server {
       holdHead: (bytes): boolean => this.holdHead(connection, bytes),
     });
     this.connections.add(connection);
+    if (this.connections.size > this.maxConnections) this.makeRoom(connection);
     if (this.draining) connection.closeWhenIdle();
     return connection;
+  }
+
+  /**
+   * One connection too many: the oldest that is waiting for nothing (idle, or
+   * done and lingering) is closed, else the oldest incomplete head is refused,
+   * else the newcomer is refused (503). Those a client keeps open and unused
+   * go first, not requests being served.
+   */
+  private makeRoom(newcomer: Http1Connection): void {
+    for (const connection of this.connections) {
+      if (connection === newcomer) continue;
+      if (connection.endedAt !== undefined || (connection.idle && connection.stalledSince === undefined && connection.headStartedAt === undefined)) {
+        this.connections.delete(connection);
+        return connection.terminate();
+      }
+    }
+    if (!this.refuseOldestHead(newcomer)) newcomer.refuseConnection();
+  }
+
+  /** Refuses the oldest incomplete head, its bytes leaving the budget at once; false when there is none but `sparing`'s. */
+  private refuseOldestHead(sparing: Http1Connection): boolean {
+    const oldest = this.heldHeads.keys().next().value;
+    if (oldest === undefined || oldest === sparing) return false;
+    this.unfinishedHeadBytes -= this.heldHeads.get(oldest)!;
+    this.heldHeads.delete(oldest);
+    oldest.refuseIncompleteHead();
+    return true;
   }
 
   /** Counts `bytes` as `connection`'s incomplete head, making room by refusing the oldest heads; false when its own is the oldest and there is no room. */
@@ -72,11 +127,7 @@ export class Http1Server {
     const before = this.heldHeads.get(connection) ?? 0;
     const delta = bytes - before;
     while (delta > 0 && this.unfinishedHeadBytes + delta > this.unfinishedHeadsMaxBytes) {
-      const oldest = this.heldHeads.keys().next().value;
-      if (oldest === undefined || oldest === connection) return false;
-      this.unfinishedHeadBytes -= this.heldHeads.get(oldest)!;
-      this.heldHeads.delete(oldest);
-      oldest.refuseIncompleteHead();
+      if (!this.refuseOldestHead(connection)) return false;
     }
     this.unfinishedHeadBytes += delta;
     // Setting a key already in a Map keeps its place: a head stays as old as its first held byte.
