@@ -37,6 +37,13 @@ export interface BodyBudgetLimits {
   perGroupBytes?: number;
   /** What the bytes are, as the refusals name them, and the 429's `details.reason` (default: request bodies in transit). */
   items?: { noun: string; reason: string };
+  /**
+   * Room a holder that already holds some must leave free after a take (its
+   * refusal is its share's 429); a holder holding nothing is limited only by
+   * its share and the total. So holders within their shares cannot together
+   * fill the budget against a newcomer: set it to the largest single take.
+   */
+  keepFreeForNewHolders?: number;
 }
 
 const REQUEST_BODIES = { noun: "request bodies", reason: "request_bodies_in_transit" };
@@ -76,6 +83,10 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) throw overShare(limits.holder ?? "key");
           const groupHeld = group === undefined ? 0 : (byGroup.get(group) ?? 0);
           if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShare("workspace");
+          // Past the total too, it is still this holder that has to wait, not the newcomer it would crowd out.
+          if (keyHeld > 0 && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
+            throw overShare(limits.holder ?? "key");
+          }
           if (total + bytes > limits.totalBytes) {
             throw new ApiError("service_unavailable", overTotal, { headers: RETRY_AFTER });
           }

@@ -33,4 +33,18 @@ describe("lists of pages with large contents", () => {
       expect(served.body.data[0].content.length).toBe(content.length);
     }
   });
+
+  test("when small contents and a large one together are more than one answer carries, then 422 counts them all in allowed.max, and that per_page is served", async () => {
+    const { call } = await pagesTenant();
+    // The large content alone (10 MiB less a little) fits the 16 MiB an answer carries; with 64 KiB pages after it, 96 of them do.
+    await createPage(call, { title: "a large", content: "x".repeat(10 * MiB - 1024) });
+    const small = "y".repeat(64 * 1024);
+    for (let index = 0; index < 99; index++) await createPage(call, { title: `b ${String(index).padStart(2, "0")}`, content: small });
+    const refused = await call("GET", `${PAGES}?sort=title&order=asc&per_page=100`);
+    expectError(refused, 422, "validation_error", ["per_page"]);
+    expect(refused.body.error.details.errors[0]).toMatchObject({ field: "per_page", rule: "range", allowed: { min: 1, max: 97 } });
+    const served = await call("GET", `${PAGES}?sort=title&order=asc&per_page=97`);
+    expect(served.status).toBe(200);
+    expect(served.body.data).toHaveLength(97);
+  });
 });

@@ -1,5 +1,5 @@
-import { ApiError, createBodyBudget, type BodyLease, type Sql } from "@ws/shared";
-import { pageContents, withContent, type ListedPage, type PageRow } from "./repository";
+import { ApiError, PUBLIC_SERVICES, createBodyBudget, type BodyLease, type Sql } from "@ws/shared";
+import { LISTED_CONTENT_MAX_BYTES, pageContents, withContent, type ListedPage, type PageRow } from "./repository";
 
 const MiB = 1024 * 1024;
 
@@ -7,23 +7,32 @@ const MiB = 1024 * 1024;
  * A list answer holds its pages several times over while it is made (the text
  * read from the database, the JSON, the bytes sent), and a page's content may be
  * 10 MiB: a hundred of them in one answer, or a few such answers at once, would
- * take gigabytes, and so would many answers of one large page at once. So
- * contents larger than LISTED_CONTENT_MAX_BYTES (repository.ts) are read only
- * within a budget of the whole process, held until the answer has been sent
- * (the gateway reads it only as fast as its client does), of which one
- * workspace holds at most half: past the budget a read is refused (503, or 429
- * for the workspace's share, with Retry-After) instead of made, and the other
- * workspaces' answers still have room.
+ * take gigabytes, and so would many answers of one large page at once; a hundred
+ * pages of 64 KiB make a 6.4 MiB answer, and many of those too. So an answer
+ * whose contents together are over LISTED_CONTENT_MAX_BYTES (repository.ts)
+ * is made only within a budget of the whole process, for all its contents,
+ * held until the answer has been sent (the gateway reads it only as fast as its
+ * client does), of which one workspace holds at most half: past the budget a
+ * read is refused (503, or 429 for the workspace's share, with Retry-After)
+ * instead of made, and the other workspaces' answers still have room.
  */
 export const LARGE_CONTENTS_BYTES = 32 * MiB;
 /** One workspace's share, and so also the most one answer may carry. */
 export const LARGE_CONTENTS_PER_WORKSPACE_BYTES = LARGE_CONTENTS_BYTES / 2;
+/**
+ * What a workspace already holding room must leave free: the largest content
+ * one page can have (its create or update body's limit). Two workspaces within
+ * their shares would otherwise fill the budget, and a third could read none of
+ * its large pages; this way it can always read one (429 goes to the others).
+ */
+export const LARGE_CONTENTS_KEPT_FREE_BYTES = PUBLIC_SERVICES.pages.maxBodyBytes;
 
 const budget = createBodyBudget({
   totalBytes: LARGE_CONTENTS_BYTES,
   perKeyBytes: LARGE_CONTENTS_PER_WORKSPACE_BYTES,
   holder: "workspace",
   items: { noun: "large page contents", reason: "list_answers_in_transit" },
+  keepFreeForNewHolders: LARGE_CONTENTS_KEPT_FREE_BYTES,
 });
 
 /**
@@ -51,7 +60,7 @@ function tooMuchContent(rows: ListedPage[]): ApiError {
   let bytes = 0;
   let fitting = 0;
   for (const row of rows) {
-    if (row.content === null) bytes += row.content_bytes;
+    bytes += row.content_bytes;
     if (bytes > LARGE_CONTENTS_PER_WORKSPACE_BYTES) break;
     fitting++;
   }
@@ -66,16 +75,19 @@ function tooMuchContent(rows: ListedPage[]): ApiError {
   ]);
 }
 
-/** The rows as pages: the large contents read, once the lease has taken room for them. */
+/**
+ * The rows as pages. Contents of LISTED_CONTENT_MAX_BYTES or less in all came
+ * with the rows and go out as they are (the common list: no room, no hold);
+ * past that the lease takes room for every content, the small ones too, before
+ * the large ones are read.
+ */
 export async function withLargeContents(sql: Sql, workspaceId: string, rows: ListedPage[], lease: BodyLease): Promise<PageRow[]> {
+  let bytes = 0;
+  for (const row of rows) bytes += row.content_bytes;
+  if (bytes <= LISTED_CONTENT_MAX_BYTES) return rows.map((row) => withContent(row, row.content ?? ""));
+  if (bytes > LARGE_CONTENTS_PER_WORKSPACE_BYTES) throw tooMuchContent(rows);
+  lease.take(bytes);
   const large = rows.filter((row) => row.content === null);
-  let contents: Map<string, string> | undefined;
-  if (large.length > 0) {
-    const bytes = large.reduce((sum, row) => sum + row.content_bytes, 0);
-    if (bytes > LARGE_CONTENTS_PER_WORKSPACE_BYTES) throw tooMuchContent(rows);
-    lease.take(bytes);
-    contents = await pageContents(sql, workspaceId, large.map((row) => row.id));
-  }
+  const contents = large.length > 0 ? await pageContents(sql, workspaceId, large.map((row) => row.id)) : undefined;
   return rows.map((row) => withContent(row, row.content ?? contents?.get(row.id) ?? ""));
 }
-
