@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiError, createLogger, migrate, openDatabase, toResponse, uuidv7, type Database } from "@ws/shared";
+import { ApiError, createBodyBudget, createLogger, migrate, openDatabase, toResponse, uuidv7, type BodyLease, type Database } from "@ws/shared";
 import { gatewayProcess } from "../definition";
 import { createIdempotency } from ".";
 
@@ -34,9 +34,12 @@ afterAll(async () => {
 const logger = createLogger("gateway", "silent");
 const operation = { operationId: "createPage", method: "POST" };
 
-function post(key: string, body = '{"title":"t"}') {
+const MiB = 1024 * 1024;
+const roomy = createBodyBudget({ totalBytes: 1024 * MiB });
+
+function post(key: string, body = '{"title":"t"}', answerLease: BodyLease = roomy.lease()) {
   const request = new Request("http://gateway/v1/new-page", { method: "POST", headers: { "idempotency-key": key } });
-  return { request, operation, apiKeyId, body: new TextEncoder().encode(body) };
+  return { request, operation, apiKeyId, body: new TextEncoder().encode(body), answerLease };
 }
 
 function counting(answer: () => Response | Promise<Response>) {
@@ -148,5 +151,68 @@ describe("idempotency: which keys are taken", () => {
     const key = `!~${crypto.randomUUID()}`.padEnd(255, "k");
     expect((await idempotency.run(post(key), work.run)).status).toBe(201);
     expect(work.calls()).toBe(1);
+  });
+});
+
+describe("idempotency: the answers it holds in memory are bounded by the body budget until sent", () => {
+  /** A page answer of `bytes` bytes, distinct at every position, so that a cut or reordered replay shows. */
+  function largeAnswer(bytes: number): Uint8Array<ArrayBuffer> {
+    return Uint8Array.from({ length: bytes }, (_, index) => (index * 7 + (index >> 16)) & 0xff);
+  }
+
+  async function chunksOf(response: Response): Promise<Uint8Array[]> {
+    const chunks: Uint8Array[] = [];
+    const reader = response.body!.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+    return chunks;
+  }
+
+  test("when earlier replays have not been taken by their clients, then a replay past the key's share is 429 with Retry-After, and once they are read it replays the same bytes again", async () => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const budget = createBodyBudget({ totalBytes: 64 * MiB, perKeyBytes: 5 * MiB });
+    const leaseOf = () => budget.lease("key", "workspace");
+    const page = largeAnswer(2 * MiB);
+    const key = crypto.randomUUID();
+    const work = counting(() => new Response(page as BodyInit, { status: 201, headers: { "content-type": "application/json" } }));
+    expect(new Uint8Array(await toResponse(await idempotency.run(post(key, "{}", leaseOf()), work.run)).arrayBuffer())).toEqual(page);
+    expect(budget.inUse()).toBe(0);
+
+    const unread = [toResponse(await idempotency.run(post(key, "{}", leaseOf()), work.run)), toResponse(await idempotency.run(post(key, "{}", leaseOf()), work.run))];
+    expect(budget.inUse()).toBe(4 * MiB);
+    const refused = await idempotency.run(post(key, "{}", leaseOf()), work.run).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 429, code: "rate_limit_exceeded", headers: { "retry-after": "1" }, details: { reason: "answers_in_transit" } });
+    expect(budget.inUse()).toBe(4 * MiB);
+
+    // One client reads its answer, the other goes away: both give their room back.
+    const chunks = await chunksOf(unread[0]!);
+    expect(Math.max(...chunks.map((chunk) => chunk.byteLength))).toBeLessThanOrEqual(64 * 1024);
+    expect(Buffer.concat(chunks).equals(Buffer.from(page))).toBe(true);
+    await unread[1]!.body!.cancel();
+    expect(budget.inUse()).toBe(0);
+
+    const again = toResponse(await idempotency.run(post(key, "{}", leaseOf()), work.run));
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotency-replayed")).toBe("true");
+    expect(again.headers.get("content-length")).toBe(String(page.byteLength));
+    expect(again.headers.get("content-type")).toBe("application/json");
+    expect(new Uint8Array(await again.arrayBuffer())).toEqual(page);
+    expect(budget.inUse()).toBe(0);
+    expect(work.calls()).toBe(1);
+  });
+
+  test("when the first answer comes while the key's share is full, then it is not refused (the work was done), and its bytes are held until it has been read", async () => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const budget = createBodyBudget({ totalBytes: 64 * MiB, perKeyBytes: 1 * MiB });
+    const other = budget.lease("key", "workspace");
+    other.take(1 * MiB);
+    const page = largeAnswer(2 * MiB);
+    const first = toResponse(await idempotency.run(post(crypto.randomUUID(), "{}", budget.lease("key", "workspace")), () => Promise.resolve(new Response(page as BodyInit, { status: 201 }))));
+    expect(first.status).toBe(201);
+    expect(first.headers.get("content-length")).toBe(String(page.byteLength));
+    expect(budget.inUse()).toBe(3 * MiB);
+    expect(new Uint8Array(await first.arrayBuffer())).toEqual(page);
+    expect(budget.inUse()).toBe(1 * MiB);
+    other.release();
   });
 });

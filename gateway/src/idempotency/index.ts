@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { ApiError, ERROR_STATUS, errorBody, requestIdOf, toResponse, type Answer, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
+import { ApiError, ERROR_STATUS, bytesReleasedWhenSent, errorBody, requestIdOf, toResponse, type Answer, type BodyLease, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
 import * as store from "./store";
-import type { KeyRef, StoredAnswer } from "./store";
+import type { KeyRef, SettledAnswer, StoredAnswer } from "./store";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotency-replayed";
@@ -24,6 +24,15 @@ export interface IdempotentRequest {
   /** The API key the request authenticated with: keys are per API key. */
   apiKeyId: string;
   body: Uint8Array | null;
+  /**
+   * Room for the answer's body in the gateway's budget of bodies in memory (the
+   * key's and its workspace's share), held until that answer has been written
+   * out to the client: a stored answer is up to a page (10 MiB) read whole from
+   * the database, and a client that does not read would otherwise keep it in
+   * memory as long as the server waits for it. `run` owns it from here: it is
+   * given back whatever the outcome.
+   */
+  answerLease: BodyLease;
 }
 
 /**
@@ -44,10 +53,22 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }
 
-function replay(answer: StoredAnswer): Response {
-  const headers = new Headers(answer.headers);
-  headers.set(REPLAYED_HEADER, "true");
-  return new Response(answer.status === 204 ? null : (answer.body as BodyInit), { status: answer.status, headers });
+/**
+ * Room for a replayed answer's body, taken before the body is read from the
+ * database. The budget words its refusal for request bodies; a replay carries
+ * an answer, so the 429 says so (and why, in `details.reason`).
+ */
+function takeRoomForReplay(lease: BodyLease, bytes: number): void {
+  try {
+    lease.take(bytes);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== "rate_limit_exceeded") throw error;
+    throw new ApiError(
+      "rate_limit_exceeded",
+      "This API key or its workspace has too many answers and request bodies in transit at once. Retry when some have been received.",
+      { headers: error.headers, details: { reason: "answers_in_transit" } },
+    );
+  }
 }
 
 /** A gateway that stopped while holding the key leaves the outcome unknown, as a 504 does; that is what the key then holds. */
@@ -105,6 +126,16 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
 
   /** Runs the request once per key: claims the key, or answers from what the key already holds. */
   async function run(input: IdempotentRequest, execute: () => Promise<Answer>): Promise<Answer> {
+    try {
+      return await runOnce(input, execute);
+    } catch (error) {
+      // No answer holds the room: a refusal or a failure is small, and made afresh.
+      input.answerLease.release();
+      throw error;
+    }
+  }
+
+  async function runOnce(input: IdempotentRequest, execute: () => Promise<Answer>): Promise<Answer> {
     const ref = keyOf(input);
     if (!ref) return execute();
     const attempt = { id: crypto.randomUUID(), fingerprint: fingerprint(input.operation.operationId, input.body), lockMs, ttlMs };
@@ -128,9 +159,27 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
           headers: { "retry-after": "1" },
         });
       }
-      return replay(existing.answer);
+      const replayed = await replay(ref, existing.answer, input.answerLease);
+      if (replayed) return replayed;
     }
     throw new ApiError("idempotency_key_in_use", "This Idempotency-Key is changing hands. Retry shortly.", { headers: { "retry-after": "1" } });
+  }
+
+  /**
+   * The settled answer, its body read only once the lease has room for it, and
+   * held until sent; undefined when the record changed meanwhile (it is read again).
+   */
+  async function replay(ref: KeyRef, answer: SettledAnswer, lease: BodyLease): Promise<Response | undefined> {
+    const headers = new Headers(answer.headers);
+    headers.set(REPLAYED_HEADER, "true");
+    if (answer.status === 204) return bytesReleasedWhenSent(null, { status: answer.status, headers }, () => lease.release());
+    takeRoomForReplay(lease, answer.bodyBytes);
+    const body = await guarded(() => store.readBody(deps.sql, ref, answer.attempt));
+    if (body === undefined || body.byteLength !== answer.bodyBytes) {
+      lease.release();
+      return undefined;
+    }
+    return bytesReleasedWhenSent(body, { status: answer.status, headers }, () => lease.release());
   }
 
   async function runClaimed(input: IdempotentRequest, ref: KeyRef, attemptId: string, execute: () => Promise<Answer>): Promise<Response> {
@@ -146,13 +195,18 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
       await letGo(ref, attemptId);
       return response;
     }
-    const body = await keep(ref, attemptId, response);
-    return new Response(response.status === 204 ? null : (body as BodyInit), { status: response.status, headers: response.headers });
+    const lease = input.answerLease;
+    const body = await keep(ref, attemptId, response, lease);
+    return bytesReleasedWhenSent(response.status === 204 ? null : body, { status: response.status, headers: response.headers }, () => lease.release());
   }
 
-  /** Stores the answer for the key's retries; returns its body, which reading it has used up. */
-  async function keep(ref: KeyRef, attemptId: string, response: Response): Promise<Uint8Array> {
+  /**
+   * Stores the answer for the key's retries; returns its body, which reading it
+   * has used up. The work is done, so its bytes are held in `lease`, never refused.
+   */
+  async function keep(ref: KeyRef, attemptId: string, response: Response, lease?: BodyLease): Promise<Uint8Array> {
     const body = new Uint8Array(await response.arrayBuffer());
+    lease?.hold(body.byteLength);
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = response.headers.get(name);

@@ -13,15 +13,28 @@ export interface StoredAnswer {
   body: Uint8Array;
 }
 
+/**
+ * A settled record's answer without its body: the body (up to a page, 10 MiB)
+ * is fetched with `readBody` once there is room in memory for it.
+ */
+export interface SettledAnswer {
+  /** The attempt that settled the record, which pins the body to this answer. */
+  attempt: string;
+  status: number;
+  headers: Record<string, string>;
+  bodyBytes: number;
+}
+
 export type Existing =
-  | { state: "done"; fingerprint: Uint8Array; answer: StoredAnswer }
+  | { state: "done"; fingerprint: Uint8Array; answer: SettledAnswer }
   | { state: "running"; fingerprint: Uint8Array; stale: boolean };
 
 interface Row {
   fingerprint: Uint8Array;
+  attempt: string;
   status: number | null;
   response_headers: Record<string, string> | null;
-  response_body: Uint8Array | null;
+  body_bytes: number;
   stale: boolean;
 }
 
@@ -51,16 +64,29 @@ function toExisting(row: Row): Existing {
   return {
     state: "done",
     fingerprint: row.fingerprint,
-    answer: { status: row.status, headers: row.response_headers ?? {}, body: row.response_body ?? new Uint8Array() },
+    answer: { attempt: row.attempt, status: row.status, headers: row.response_headers ?? {}, bodyBytes: Number(row.body_bytes) },
   };
 }
 
-/** The record another attempt made; undefined when it went away meanwhile (its key was let go). */
+/** The record another attempt made, its answer's body left out; undefined when it went away meanwhile (its key was let go). */
 export async function read(sql: Sql, ref: KeyRef): Promise<Existing | undefined> {
   const [row] = await sql<Row[]>`
-    select fingerprint, status, response_headers, response_body, locked_until <= now() as stale
+    select fingerprint, attempt, status, response_headers, coalesce(octet_length(response_body), 0) as body_bytes,
+      locked_until <= now() as stale
     from idempotency_keys where api_key_id = ${ref.apiKeyId} and idempotency_key = ${ref.key}`;
   return row ? toExisting(row) : undefined;
+}
+
+/**
+ * The body of the answer `read` found settled by `attempt`; undefined when that
+ * record is gone (expired and claimed afresh, or purged). A settled record never
+ * changes under the same attempt, so the body is the one its length was read for.
+ */
+export async function readBody(sql: Sql, ref: KeyRef, attempt: string): Promise<Uint8Array | undefined> {
+  const [row] = await sql<{ response_body: Uint8Array | null }[]>`
+    select response_body from idempotency_keys
+    where api_key_id = ${ref.apiKeyId} and idempotency_key = ${ref.key} and attempt = ${attempt} and status is not null`;
+  return row ? (row.response_body ?? new Uint8Array()) : undefined;
 }
 
 /** Stores the attempt's answer; false when the attempt no longer holds the key. */

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { expectError } from "../../harness/assertions";
 import { apiClient, type Call } from "../../harness/http";
+import { eventually } from "../../harness/eventually";
 import { holdingRelay, type HoldingRelay } from "../../harness/holding-relay";
-import { portOf, rawExchange } from "../../harness/raw-http";
+import { portOf, rawConnection, rawExchange, type RawConnection } from "../../harness/raw-http";
 import { startSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
 
@@ -240,4 +241,110 @@ describe("Idempotency-Key: only visible ASCII", () => {
     expectError(answer!, 400, "bad_request", ["Idempotency-Key"]);
     expect(await pageCount(call)).toBe(0);
   });
+});
+
+describe("Idempotency-Key: the answers held for clients that do not read are bounded by the key's share of the body budget", () => {
+  const MiB = 1024 * 1024;
+  /** One replay holds its request (7 MiB) and its answer (7 MiB) within the 16 MiB share; a second one while the first waits does not fit. */
+  const CONTENT_BYTES = 7 * MiB;
+  let small: TestSystem;
+
+  beforeAll(async () => {
+    small = await startSystem({ gatewayEnv: { MAX_INFLIGHT_BODY_BYTES_PER_KEY: String(16 * MiB) } });
+  }, 120_000);
+  afterAll(async () => {
+    await small?.stop();
+  });
+
+  /** The gateway's own count of bytes charged to its body budget (its metrics). */
+  async function bytesInTransit(): Promise<number> {
+    const text = await (await fetch(`${small.adminUrl}/metrics`)).text();
+    return Number(/^request_body_bytes_in_transit (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+  }
+
+  /**
+   * Sends the create on a connection that reads nothing: past what the sockets'
+   * buffers take (a few MiB), the answer waits at the gateway for this client.
+   */
+  async function unreadPost(apiKey: string, idempotencyKey: string, body: string): Promise<RawConnection> {
+    const connection = rawConnection(portOf(small.baseUrl));
+    connection.socket.pause();
+    const payload = Buffer.from(body);
+    const head =
+      `POST ${PAGES} HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${payload.length}\r\nIdempotency-Key: ${idempotencyKey}\r\n\r\n`;
+    await connection.write(Buffer.concat([Buffer.from(head), payload]));
+    return connection;
+  }
+
+  /** Reads what the connection was sent, now that its client takes it. */
+  async function readNow(connection: RawConnection) {
+    connection.socket.resume();
+    const [answer] = await connection.responses(1, 30_000);
+    connection.close();
+    return answer!;
+  }
+
+  const createBody = (title: string) => JSON.stringify({ title, content: "x".repeat(CONTENT_BYTES) });
+
+  test("when replays wait on clients that do not read, then a replay past the key's share is 429 with Retry-After, and once those clients read or go away it replays the same body again", async () => {
+    const tenant = await seedTenant(small);
+    const apiKey = await tenant.key();
+    const call = apiClient(small.baseUrl, apiKey);
+    const key = uniqueKey();
+    const body = createBody("Large");
+    const first = await call("POST", PAGES, body, withKey(key));
+    expect(first.status).toBe(201);
+    const answerBytes = Buffer.byteLength(first.text);
+
+    // Its request given back, only the replayed answer it has not taken stays charged.
+    const waiting = await unreadPost(apiKey, key, body);
+    expect(await eventually(bytesInTransit, (bytes) => bytes === answerBytes)).toBe(answerBytes);
+    const refused = await call("POST", PAGES, body, withKey(key));
+    expectError(refused, 429, "rate_limit_exceeded");
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.body.error.details.reason).toBe("answers_in_transit");
+
+    const taken = await readNow(waiting);
+    expect(taken.status).toBe(201);
+    expect(taken.headers["idempotency-replayed"]).toBe("true");
+    expect(taken.headers["content-length"]).toBe(String(answerBytes));
+    expect(taken.text).toBe(first.text);
+    expect(await eventually(bytesInTransit, (bytes) => bytes === 0)).toBe(0);
+
+    const abandoned = await unreadPost(apiKey, key, body);
+    expect(await eventually(bytesInTransit, (bytes) => bytes === answerBytes)).toBe(answerBytes);
+    abandoned.close();
+    expect(await eventually(bytesInTransit, (bytes) => bytes === 0)).toBe(0);
+
+    const again = await call("POST", PAGES, body, withKey(key));
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotency-replayed")).toBe("true");
+    expect(again.text).toBe(first.text);
+    expect(await pageCount(call)).toBe(1);
+  }, 60_000);
+
+  test("when the first answer waits on a client that does not read, then it is not refused (the work was done), and it holds the key's room until read", async () => {
+    const tenant = await seedTenant(small);
+    const apiKey = await tenant.key();
+    const call = apiClient(small.baseUrl, apiKey);
+    const key = uniqueKey();
+    const body = createBody("First, unread");
+    const waiting = await unreadPost(apiKey, key, body);
+    await eventually(() => pageCount(call), (count) => count === 1);
+    expect(await eventually(bytesInTransit, (bytes) => bytes >= CONTENT_BYTES)).toBeGreaterThanOrEqual(CONTENT_BYTES);
+    // The first attempt may still be storing its answer: a 409 says so.
+    const replay = await eventually(() => call("POST", PAGES, body, withKey(key)), (answer) => answer.status !== 409);
+    expectError(replay, 429, "rate_limit_exceeded");
+
+    const taken = await readNow(waiting);
+    expect(taken.status).toBe(201);
+    expect(taken.headers["idempotency-replayed"]).toBeUndefined();
+    expect(Buffer.byteLength(taken.text)).toBeGreaterThan(CONTENT_BYTES);
+    expect(await eventually(bytesInTransit, (bytes) => bytes === 0)).toBe(0);
+    const again = await call("POST", PAGES, body, withKey(key));
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotency-replayed")).toBe("true");
+    expect(again.text).toBe(taken.text);
+  }, 60_000);
 });

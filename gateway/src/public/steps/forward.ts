@@ -47,7 +47,8 @@ function holdStreamRoom(lease: BodyLease, declared: number | undefined): void {
  * the operation's limit (413) and the budget of bodies in transit (503, or 429
  * for one key's share): read whole first when it is small, streamed as it
  * arrives otherwise; a POST with an Idempotency-Key goes through the
- * idempotency store, which may answer with the key's first answer.
+ * idempotency store, which may answer with the key's first answer (within the
+ * same budget, held until that answer has been sent).
  */
 export async function forwardToService(
   deps: ForwardDeps,
@@ -90,7 +91,11 @@ export async function forwardToService(
       timeoutMs: deps.upstreamTimeoutMs,
       onError: deps.onUpstreamError && ((kind) => deps.onUpstreamError!(route.service, kind)),
     });
-    return deps.idempotency ? await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, body: wholeBody ?? null }, send) : await send();
+    if (!deps.idempotency || !idempotent) return await send();
+    // The answer the idempotency layer holds in memory (a replay, or the first answer it stored) stays charged
+    // until it has been written out, long after this request's body is given back: the layer owns that lease.
+    const answerLease = deps.bodyBudget.lease(credential.keyId, credential.workspaceId);
+    return await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, body: wholeBody ?? null, answerLease }, send);
   } finally {
     lease.release();
   }
