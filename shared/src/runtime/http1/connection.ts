@@ -97,12 +97,21 @@ export class Http1Connection {
   droppingSince: number | undefined;
   /** Bytes of an incomplete head counted in the server's budget. */
   private heldHead = 0;
+  /** How much of the buffer was searched for the end of a head, without finding it. */
+  private headScanned = 0;
+  /** Where bytes arriving while others are held are gathered, with room to grow: each piece is copied once, not all held bytes again. */
+  private store: Buffer = EMPTY;
+  private storeFilled = 0;
 
   constructor(
     private readonly wire: Wire,
     private readonly settings: ConnectionSettings,
   ) {
     this.outgoing = new Outgoing(wire);
+  }
+
+  get remoteAddress(): string {
+    return this.wire.remoteAddress;
   }
 
   /** No request is in progress and nothing is buffered. */
@@ -113,7 +122,7 @@ export class Http1Connection {
   onData(chunk: Buffer): void {
     this.lastActivity = Date.now();
     if (this.ending || this.closed) return;
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.gather(chunk);
     this.pump();
   }
 
@@ -167,6 +176,31 @@ export class Http1Connection {
     if (this.idle) void this.finish();
   }
 
+  /** Appends a chunk to what is held (the chunk itself when nothing is). */
+  private gather(chunk: Buffer): void {
+    const held = this.buffer;
+    if (held.length === 0) {
+      this.buffer = chunk;
+      return;
+    }
+    const store = this.store;
+    const endsTheStore = held.buffer === store.buffer && held.byteOffset + held.length === store.byteOffset + this.storeFilled;
+    if (endsTheStore && this.storeFilled + chunk.length <= store.length) {
+      // Bytes before storeFilled may have been handed out as a body's views: only bytes after it are written.
+      chunk.copy(store, this.storeFilled);
+      this.storeFilled += chunk.length;
+      this.buffer = store.subarray(held.byteOffset - store.byteOffset, this.storeFilled);
+      return;
+    }
+    const length = held.length + chunk.length;
+    const grown = Buffer.allocUnsafe(Math.max(4096, 2 * length));
+    held.copy(grown, 0);
+    chunk.copy(grown, held.length);
+    this.store = grown;
+    this.storeFilled = length;
+    this.buffer = grown.subarray(0, length);
+  }
+
   /** Moves the connection on as far as the bytes it holds allow. */
   private pump(): void {
     while (!this.closed && !this.ending) {
@@ -183,6 +217,11 @@ export class Http1Connection {
       if (this.outgoing.pending) break;
       if (!this.startNextRequest()) break;
     }
+    // An idle connection keeps no room it no longer needs.
+    if (this.buffer.length === 0 && this.store !== EMPTY) {
+      this.store = EMPTY;
+      this.storeFilled = 0;
+    }
     // Past HELD_BYTES nothing more is read until the handler, the next request or the client's reading of the answers takes what is held.
     const hold = (this.exchange !== undefined || this.outgoing.pending) && this.buffer.length >= HELD_BYTES;
     if (hold !== this.paused) {
@@ -196,7 +235,10 @@ export class Http1Connection {
     let start = 0;
     // Empty lines before a request line are ignored (RFC 9112, 2.2).
     while (start + 1 < this.buffer.length && this.buffer[start] === 13 && this.buffer[start + 1] === 10) start += 2;
-    if (start > 0) this.buffer = this.buffer.subarray(start);
+    if (start > 0) {
+      this.buffer = this.buffer.subarray(start);
+      this.headScanned = 0;
+    }
     if (this.buffer.length === 0) {
       this.headStartedAt = undefined;
       this.holdHead(0);
@@ -204,7 +246,9 @@ export class Http1Connection {
       return false;
     }
     this.headStartedAt ??= Date.now();
-    const end = this.buffer.indexOf(HEAD_END);
+    // A head arriving in pieces is searched only where it grew (and the 3 bytes before, where its end may begin).
+    const end = this.buffer.indexOf(HEAD_END, Math.max(0, this.headScanned - 3));
+    this.headScanned = end === -1 ? this.buffer.length : 0;
     if (end === -1 || end > this.settings.maxHeaderBytes) {
       if (this.buffer.length > this.settings.maxHeaderBytes) {
         this.refuse(new ApiError("request_header_fields_too_large", "The request headers are too large."));
@@ -513,6 +557,7 @@ export class Http1Connection {
   /** A head that cannot be read: its answer, then the connection closes (where the next request would start is unknown). */
   private refuse(error: ApiError): void {
     this.buffer = EMPTY;
+    this.headScanned = 0;
     this.holdHead(0);
     this.closeAfter = true;
     const head: RequestHead = { method: "GET", target: "/", minorVersion: 1, rawHeaders: [], host: undefined, framing: { kind: "none" }, keepAlive: false, expectsContinue: false };
@@ -531,6 +576,7 @@ export class Http1Connection {
     if (this.ending || this.closed) return;
     this.ending = true;
     this.buffer = EMPTY;
+    this.headScanned = 0;
     this.holdHead(0);
     if (this.paused) {
       this.paused = false;

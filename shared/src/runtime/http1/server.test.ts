@@ -25,8 +25,9 @@ function serve(fetch: FetchHandler, timeouts?: Partial<Http1Timeouts>, maxHeader
 }
 
 /** A raw client: what it received so far, whether the server closed, and a way to wait for either. */
-function connect(port: number) {
-  const socket: Socket = createConnection({ port, host: "127.0.0.1" });
+/** `from`: the client's own address (any 127.x.y.z is this machine), for the limits kept per client address. */
+function connect(port: number, from?: string) {
+  const socket: Socket = createConnection({ port, host: "127.0.0.1", localAddress: from });
   const state: { data: Buffer; closed: boolean; reset: boolean } = { data: Buffer.alloc(0), closed: false, reset: false };
   let waiters: (() => void)[] = [];
   const wake = () => {
@@ -330,14 +331,15 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     const port = serve(echoPath, undefined, undefined, 10_000);
     // Heads kept from ending fill the budget...
     const stuck = [];
+    // Each from an address of its own: this is about the room in all, not one address's share.
     for (let i = 0; i < 4; i++) {
-      const client = connect(port);
+      const client = connect(port, `127.0.1.${i + 1}`);
       await client.write(`GET /stuck${i} HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(2000)}`);
       stuck.push(client);
       await Bun.sleep(20);
     }
     // ...and a head arriving in two pieces needs room for its first: the two oldest stuck heads give way.
-    const late = connect(port);
+    const late = connect(port, "127.0.1.9");
     await late.write(`GET /late HTTP/1.1\r\nHost: x\r\nX-Pad: ${"b".repeat(4000)}`);
     for (const client of stuck.slice(0, 2)) {
       await client.untilClosed();
@@ -367,7 +369,7 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     const unused = [connect(port), connect(port)];
     await Bun.sleep(50);
     // The first connection is the oldest, but the oldest left unused since it was opened goes: here, the first one again, now idle.
-    const late = connect(port);
+    const late = connect(port, "127.0.1.9");
     await late.write(`GET /late HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(await late.answers(1)).toEqual([200]);
     await used.untilClosed();
@@ -403,20 +405,59 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     for (const client of [...busy, refused]) client.close();
   });
 
-  test("when the oldest incomplete head grows past the server's budget, then that head is refused 503 and the newer ones keep their room", async () => {
+  test("when the oldest incomplete head of an address grows past that address's share, then that head is refused 503 and the newer one keeps its room", async () => {
     const port = serve(echoPath, undefined, undefined, 10_000);
-    const oldest = connect(port);
-    await oldest.write(`GET /oldest HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(3000)}`);
+    const oldest = connect(port, "127.0.2.1");
+    await oldest.write(`GET /oldest HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(1000)}`);
     await Bun.sleep(50);
-    const newer = connect(port);
-    await newer.write(`GET /newer HTTP/1.1\r\nHost: x\r\nX-Pad: ${"b".repeat(6000)}`);
+    const newer = connect(port, "127.0.2.1");
+    await newer.write(`GET /newer HTTP/1.1\r\nHost: x\r\nX-Pad: ${"b".repeat(1000)}`);
     await Bun.sleep(50);
-    await oldest.write("c".repeat(2000));
+    // The address's share is a quarter of 10,000 bytes: the oldest head's next piece does not fit.
+    await oldest.write("c".repeat(1000));
     await oldest.untilClosed();
     expect(oldest.text().slice(0, 12)).toBe("HTTP/1.1 503");
     await newer.write("\r\n\r\n");
     expect(await newer.answers(1)).toEqual([200]);
     for (const client of [oldest, newer]) client.close();
+  });
+
+  test("when a head and the request after it arrive a few bytes at a time, their end split between pieces, then both are read whole and answered in order", async () => {
+    const bodies: string[] = [];
+    const port = serve(async (request) => {
+      bodies.push(await request.text());
+      return echoPath(request);
+    });
+    const client = connect(port);
+    client.socket.setNoDelay(true);
+    const stream = `POST /first HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nX-Pad: ${"p".repeat(3000)}\r\n\r\nhello` + `GET /second HTTP/1.1\r\nHost: x\r\n\r\n`;
+    for (let at = 0; at < stream.length; at += 3) {
+      await client.write(stream.slice(at, at + 3));
+      if (at % 300 === 0) await Bun.sleep(1);
+    }
+    expect(await client.answers(2)).toEqual([200, 200]);
+    expect(client.text()).toContain("/first");
+    expect(client.text()).toContain("/second");
+    expect(bodies).toEqual(["hello", ""]);
+    client.close();
+  });
+
+  test("when one client address sends heads that never end, faster than others finish theirs, then only its own oldest heads give way and other addresses' heads in pieces are served", async () => {
+    const port = serve(echoPath, undefined, undefined, 16_000);
+    const patient = connect(port, "127.0.3.1");
+    await patient.write(`GET /patient HTTP/1.1\r\nHost: x\r\n`);
+    const flood = [];
+    // Ten times its share of 4,000 bytes: without the share, these would have taken the whole room many times over.
+    for (let i = 0; i < 40; i++) {
+      const client = connect(port, "127.0.3.2");
+      await client.write(`GET /flood${i} HTTP/1.1\r\nHost: x\r\nX-Pad: ${"a".repeat(900)}`);
+      flood.push(client);
+    }
+    await flood[0]!.untilClosed();
+    expect(flood[0]!.text().slice(0, 12)).toBe("HTTP/1.1 503");
+    await patient.write("X-Last: piece\r\n\r\n");
+    expect(await patient.answers(1)).toEqual([200]);
+    for (const client of [patient, ...flood]) client.close();
   });
 
   test("when a client pipelines requests and reads none of the answers, then the server stops taking its requests and cuts it after the idle time", async () => {

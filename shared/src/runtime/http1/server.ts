@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Http1Connection, type Wire } from "./connection";
+import { UnfinishedHeads } from "./unfinished-heads";
 import type { RequestHandler } from "../runtime";
 
 export interface Http1Timeouts {
@@ -48,12 +49,8 @@ export function defaultMaxConnections(): number {
 /**
  * Incomplete heads are held until they end (or their time runs out): without a
  * bound over every connection, many connections each sending most of a head
- * and never its end would hold connections × maxHeaderBytes. Heads that arrive
- * in one read are never held. When the budget is full, the head held longest
- * gives way (503, Retry-After) to one that needs room: an ordinary head in
- * pieces ends within milliseconds, so it is never the oldest for long, while
- * heads kept from ending on purpose are; one client sending such heads cannot
- * keep every other client's heads out for the head timeout.
+ * and never its end would hold connections × maxHeaderBytes. How that room is
+ * shared: unfinished-heads.ts.
  */
 export const UNFINISHED_HEADS_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -67,15 +64,12 @@ export class Http1Server {
   private readonly sweeper: ReturnType<typeof setInterval>;
   private draining = false;
   private drained: (() => void) | undefined;
-  private unfinishedHeadBytes = 0;
-  /** Bytes of each connection's incomplete head, in the order those heads began to be held: the first is the oldest. */
-  private readonly heldHeads = new Map<Http1Connection, number>();
-  private readonly unfinishedHeadsMaxBytes: number;
+  private readonly unfinishedHeads: UnfinishedHeads;
   private readonly maxConnections: number;
 
   constructor(private readonly options: Http1ServerOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-    this.unfinishedHeadsMaxBytes = options.unfinishedHeadsMaxBytes ?? UNFINISHED_HEADS_MAX_BYTES;
+    this.unfinishedHeads = new UnfinishedHeads(options.unfinishedHeadsMaxBytes ?? UNFINISHED_HEADS_MAX_BYTES);
     this.maxConnections = options.maxConnections ?? defaultMaxConnections();
     const every = Math.max(10, Math.min(1000, this.timeouts.headMs / 4, this.timeouts.idleMs / 4, this.timeouts.lingerMs / 4));
     this.sweeper = setInterval(() => this.sweep(), every);
@@ -87,7 +81,7 @@ export class Http1Server {
       handler: this.options.handler,
       maxHeaderBytes: this.options.maxHeaderBytes,
       isDraining: () => this.draining,
-      holdHead: (bytes): boolean => this.holdHead(connection, bytes),
+      holdHead: (bytes): boolean => this.unfinishedHeads.hold(connection, bytes),
     });
     this.connections.add(connection);
     if (this.connections.size > this.maxConnections) this.makeRoom(connection);
@@ -109,31 +103,7 @@ export class Http1Server {
         return connection.terminate();
       }
     }
-    if (!this.refuseOldestHead(newcomer)) newcomer.refuseConnection();
-  }
-
-  /** Refuses the oldest incomplete head, its bytes leaving the budget at once; false when there is none but `sparing`'s. */
-  private refuseOldestHead(sparing: Http1Connection): boolean {
-    const oldest = this.heldHeads.keys().next().value;
-    if (oldest === undefined || oldest === sparing) return false;
-    this.unfinishedHeadBytes -= this.heldHeads.get(oldest)!;
-    this.heldHeads.delete(oldest);
-    oldest.refuseIncompleteHead();
-    return true;
-  }
-
-  /** Counts `bytes` as `connection`'s incomplete head, making room by refusing the oldest heads; false when its own is the oldest and there is no room. */
-  private holdHead(connection: Http1Connection, bytes: number): boolean {
-    const before = this.heldHeads.get(connection) ?? 0;
-    const delta = bytes - before;
-    while (delta > 0 && this.unfinishedHeadBytes + delta > this.unfinishedHeadsMaxBytes) {
-      if (!this.refuseOldestHead(connection)) return false;
-    }
-    this.unfinishedHeadBytes += delta;
-    // Setting a key already in a Map keeps its place: a head stays as old as its first held byte.
-    if (bytes > 0) this.heldHeads.set(connection, bytes);
-    else this.heldHeads.delete(connection);
-    return true;
+    if (!this.unfinishedHeads.refuseOldestOfAll(newcomer)) newcomer.refuseConnection();
   }
 
   closed(connection: Http1Connection): void {
