@@ -2,60 +2,25 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  PRINCIPAL_HEADER,
-  createLogger,
-  migrate,
-  openDatabase,
-  signPrincipal,
-  signingKeyFrom,
-  uuidv7,
-  type Database,
-  type Principal,
-} from "@ws/shared";
-import { createApp } from "../app";
+import { openDatabase, type Database } from "@ws/shared";
 import { pagesService } from "../definition";
+import { inProcessPages, newWorkspacePrincipal as principal } from "./in-process-app";
 
-const key = signingKeyFrom("unit-test-signing-key-unit-test-signing-key");
 let database: Database;
 let dataDir: string;
-let app: ReturnType<typeof createApp>;
+let call: Awaited<ReturnType<typeof inProcessPages>>["call"];
+let callWithText: Awaited<ReturnType<typeof inProcessPages>>["callWithText"];
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "pages-unit-"));
   database = await openDatabase({ dataDir, poolMax: 4 }, pagesService.embeddedExtensions);
-  await migrate(database.sql, "pages", new URL("../migrations/", import.meta.url));
-  app = createApp({ sql: database.sql, principalKeys: [key], logger: createLogger("pages", "error"), isDraining: () => false });
+  ({ call, callWithText } = await inProcessPages(database));
 }, 120_000);
 
 afterAll(async () => {
   await database.close();
   await rm(dataDir, { recursive: true, force: true });
 });
-
-function principal(overrides: Partial<Principal> = {}): Principal {
-  return {
-    workspace_id: uuidv7(),
-    member_id: uuidv7(),
-    key_id: uuidv7(),
-    scopes: ["docs:read", "docs:create", "docs:update", "docs:delete"],
-    target_team_ids: null,
-    visible_team_ids: [],
-    request_id: "req-unit",
-    ...overrides,
-  };
-}
-
-async function call(who: Principal, method: string, pathAndQuery: string, body?: unknown) {
-  const path = new URL(pathAndQuery, "http://pages").pathname;
-  const headers: Record<string, string> = { [PRINCIPAL_HEADER]: await signPrincipal(who, { method, path }, key) };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await app.handle(
-    new Request(`http://pages${pathAndQuery}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
 
 describe("pages routes, in process", () => {
   test("when a page is created, then it reads back identical with updated_at equal to created_at", async () => {
@@ -66,7 +31,7 @@ describe("pages routes, in process", () => {
     expect(created.body.updated_at).toBe(created.body.created_at);
     expect(created.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     const read = await call(who, "GET", `/v1/new-page/${created.body.id}`);
-    expect(read).toEqual({ status: 200, body: created.body });
+    expect({ status: read.status, body: read.body }).toEqual({ status: 200, body: created.body });
   });
 
   test("when a title has 255 emoji, then it is accepted, and 256 are refused naming title", async () => {
@@ -107,7 +72,7 @@ describe("pages routes, in process", () => {
 
   test("when the list is asked for 1000 per page, then it answers with 100 and the defaults", async () => {
     const response = await call(principal(), "GET", "/v1/new-page/?per_page=1000");
-    expect(response).toEqual({ status: 200, body: { data: [], total: 0, page: 1, per_page: 100 } });
+    expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { data: [], total: 0, page: 1, per_page: 100 } });
   });
 
   test("when the title filter holds %, _ and \\, then they match literally", async () => {
@@ -135,16 +100,9 @@ describe("pages routes, in process", () => {
   test("when a content holds a NUL or a lone surrogate, then 422 names content", async () => {
     const who = principal();
     for (const raw of ['{"title":"t","content":"a\\u0000b"}', '{"title":"t","content":"\\ud800"}']) {
-      const path = "/v1/new-page";
-      const response = await app.handle(
-        new Request(`http://pages${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", [PRINCIPAL_HEADER]: await signPrincipal(who, { method: "POST", path }, key) },
-          body: raw,
-        }),
-      );
+      const response = await callWithText(who, "POST", "/v1/new-page", raw);
       expect(response.status).toBe(422);
-      expect(((await response.json()) as { error: { details: { fields: string[] } } }).error.details.fields).toEqual(["content"]);
+      expect(response.body.error.details.fields).toEqual(["content"]);
     }
   });
 });

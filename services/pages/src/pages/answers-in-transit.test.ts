@@ -1,24 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  PRINCIPAL_HEADER,
-  createLogger,
-  migrate,
-  openDatabase,
-  releaseHeld,
-  signPrincipal,
-  signingKeyFrom,
-  uuidv7,
-  type Database,
-  type Principal,
-} from "@ws/shared";
-import { createApp } from "../../../services/pages/src/app";
-import { LISTED_CONTENT_MAX_BYTES } from "../../../services/pages/src/pages/repository";
-import { testStorage, type TestStorage } from "../../harness/database";
-import { PAGES } from "./pages-client";
+import { PUBLIC_OPERATIONS, openDatabase, releaseHeld, type Database, type Principal } from "@ws/shared";
+import { testStorage, type TestStorage } from "../../../../tests/harness/database";
+import { inProcessPages, newWorkspacePrincipal } from "./in-process-app";
+import { LISTED_CONTENT_MAX_BYTES } from "./repository";
 
 /**
- * The pages service's room for answers in transit, with real PostgreSQL but in
- * process. An answer holds its room until the server has sent it; through the
+ * The pages service's room for answers in transit, in process (on real
+ * PostgreSQL when DATABASE_URL is set). An answer holds its room until the server has sent it; through the
  * gateway, how long an answer its client does not read keeps that room depends
  * on socket buffers and the gateway's timeouts (three unread answers of a 9 MiB
  * page held it for about a second), so no test there can count on it. Here an
@@ -26,16 +14,15 @@ import { PAGES } from "./pages-client";
  * stands for its answer going out).
  */
 const MiB = 1024 * 1024;
-const key = signingKeyFrom("answers-in-transit-signing-key-answers-in-transit");
+const PAGES = PUBLIC_OPERATIONS.listPages.path;
 let storage: TestStorage;
 let database: Database;
-let app: ReturnType<typeof createApp>;
+let call: Awaited<ReturnType<typeof inProcessPages>>["call"];
 
 beforeAll(async () => {
   storage = await testStorage();
   database = await openDatabase({ url: storage.databaseUrl, dataDir: storage.env.DATA_DIR!, poolMax: 4 });
-  await migrate(database.sql, "pages", new URL("../../../services/pages/src/migrations/", import.meta.url));
-  app = createApp({ sql: database.sql, principalKeys: [key], logger: createLogger("pages", "error"), isDraining: () => false });
+  ({ call } = await inProcessPages(database));
 }, 120_000);
 
 afterAll(async () => {
@@ -43,30 +30,15 @@ afterAll(async () => {
   await storage?.dispose();
 });
 
-function workspace(): Principal {
-  return {
-    workspace_id: uuidv7(),
-    member_id: uuidv7(),
-    key_id: uuidv7(),
-    scopes: ["docs:read", "docs:create"],
-    target_team_ids: null,
-    visible_team_ids: [],
-    request_id: "answers-in-transit",
-  };
-}
+const workspace = (): Principal => newWorkspacePrincipal({ scopes: ["docs:read", "docs:create"] });
 
 /** Answers made but, as far as the budget knows, not yet sent. */
 const unsent: Request[] = [];
 
 async function send(who: Principal, method: string, pathAndQuery: string, body?: unknown) {
-  const path = new URL(pathAndQuery, "http://pages").pathname;
-  const headers: Record<string, string> = { [PRINCIPAL_HEADER]: await signPrincipal(who, { method, path }, key) };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const request = new Request(`http://pages${pathAndQuery}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const response = await app.handle(request);
-  unsent.push(request);
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  const answer = await call(who, method, pathAndQuery, body);
+  unsent.push(answer.request);
+  return answer;
 }
 
 function sendAll(): void {
