@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiError, createBodyBudget, createLogger, migrate, openDatabase, toResponse, uuidv7, type BodyLease, type Database } from "@ws/shared";
 import { gatewayProcess } from "../definition";
-import { createIdempotency } from ".";
+import { ANSWERS_IN_TRANSIT, createIdempotency } from ".";
 
 let database: Database;
 let dataDir: string;
@@ -170,7 +170,8 @@ describe("idempotency: the answers it holds in memory are bounded by the body bu
   test("when earlier replays have not been taken by their clients, then a replay past the key's share is 429 with Retry-After, and once they are read it replays the same bytes again", async () => {
     const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
     const budget = createBodyBudget({ totalBytes: 64 * MiB, perKeyBytes: 5 * MiB });
-    const leaseOf = () => budget.lease("key", "workspace");
+    // As the forward step makes it.
+    const leaseOf = () => budget.lease("key", "workspace", ANSWERS_IN_TRANSIT);
     const page = largeAnswer(2 * MiB);
     const key = crypto.randomUUID();
     const work = counting(() => new Response(page as BodyInit, { status: 201, headers: { "content-type": "application/json" } }));

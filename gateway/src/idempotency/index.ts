@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ApiError, ERROR_STATUS, bytesReleasedWhenSent, errorBody, requestIdOf, toResponse, type Answer, type BodyLease, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
+import { ApiError, ERROR_STATUS, bytesReleasedWhenSent, errorBody, requestIdOf, toResponse, type Answer, type BodyLease, type BudgetItems, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
 import * as store from "./store";
 import type { KeyRef, SettledAnswer, StoredAnswer } from "./store";
 
@@ -53,23 +53,8 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }
 
-/**
- * Room for a replayed answer's body, taken before the body is read from the
- * database. The budget words its refusal for request bodies; a replay carries
- * an answer, so the 429 says so (and why, in `details.reason`).
- */
-function takeRoomForReplay(lease: BodyLease, bytes: number): void {
-  try {
-    lease.take(bytes);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== "rate_limit_exceeded") throw error;
-    throw new ApiError(
-      "rate_limit_exceeded",
-      "This API key or its workspace has too many answers and request bodies in transit at once. Retry when some have been received.",
-      { headers: error.headers, details: { reason: "answers_in_transit" } },
-    );
-  }
-}
+/** What an answer lease holds, as its refusals name it: a replay carries an answer, not a request body. */
+export const ANSWERS_IN_TRANSIT: BudgetItems = { noun: "answers and request bodies", reason: "answers_in_transit" };
 
 /** A gateway that stopped while holding the key leaves the outcome unknown, as a 504 does; that is what the key then holds. */
 const UNKNOWN_OUTCOME: StoredAnswer = {
@@ -173,7 +158,7 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
     const headers = new Headers(answer.headers);
     headers.set(REPLAYED_HEADER, "true");
     if (answer.status === 204) return bytesReleasedWhenSent(null, { status: answer.status, headers }, () => lease.release());
-    takeRoomForReplay(lease, answer.bodyBytes);
+    lease.take(answer.bodyBytes);
     const body = await guarded(() => store.readBody(deps.sql, ref, answer.attempt));
     if (body === undefined || body.byteLength !== answer.bodyBytes) {
       lease.release();

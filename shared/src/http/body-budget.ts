@@ -9,8 +9,12 @@ import { ApiError } from "../errors/api-error";
  * (503, or 429 when its holder holds its whole share) instead of being buffered.
  */
 export interface BodyBudget {
-  /** A lease charged to `key`'s share and to the share of its `group` (a key's workspace), when the limits set them. */
-  lease(key?: string, group?: string): BodyLease;
+  /**
+   * A lease charged to `key`'s share and to the share of its `group` (a key's
+   * workspace), when the limits set them; `items` names what it holds in its
+   * refusals, when not the budget's own.
+   */
+  lease(key?: string, group?: string, items?: BudgetItems): BodyLease;
   /** Bytes held now, in all (for metrics and tests). */
   inUse(): number;
 }
@@ -36,7 +40,7 @@ export interface BodyBudgetLimits {
   /** The share of a holder's group (the workspace of a key), as a workspace: absent, no group share. */
   perGroupBytes?: number;
   /** What the bytes are, as the refusals name them, and the 429's `details.reason` (default: request bodies in transit). */
-  items?: { noun: string; reason: string };
+  items?: BudgetItems;
   /**
    * Room a holder that already holds some must leave free after a take (its
    * refusal is its share's 429); a holder holding nothing is limited only by
@@ -46,14 +50,20 @@ export interface BodyBudgetLimits {
   keepFreeForNewHolders?: number;
 }
 
-const REQUEST_BODIES = { noun: "request bodies", reason: "request_bodies_in_transit" };
+export interface BudgetItems {
+  noun: string;
+  reason: string;
+}
+
+const REQUEST_BODIES: BudgetItems = { noun: "request bodies", reason: "request_bodies_in_transit" };
 
 const RETRY_AFTER = { "retry-after": "1" };
 
 export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
-  const items = limits.items ?? REQUEST_BODIES;
-  const overTotal = `Too many ${items.noun} are in transit right now. Try again shortly.`;
-  const overShare = (holder: string) =>
+  const budgetItems = limits.items ?? REQUEST_BODIES;
+  const overTotal = (items: BudgetItems) =>
+    new ApiError("service_unavailable", `Too many ${items.noun} are in transit right now. Try again shortly.`, { headers: RETRY_AFTER });
+  const overShare = (holder: string, items: BudgetItems) =>
     new ApiError("rate_limit_exceeded", `This ${holder} has too many ${items.noun} in transit at once. Retry when some have been answered.`, {
       headers: RETRY_AFTER,
       details: { reason: items.reason },
@@ -68,7 +78,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   };
   return {
     inUse: () => total,
-    lease(key, group) {
+    lease(key, group, items = budgetItems) {
       let held = 0;
       const count = (bytes: number) => {
         total += bytes;
@@ -80,15 +90,15 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
         take(bytes) {
           if (bytes <= 0) return;
           const keyHeld = key === undefined ? 0 : (byKey.get(key) ?? 0);
-          if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) throw overShare(limits.holder ?? "key");
+          if (key !== undefined && limits.perKeyBytes !== undefined && keyHeld + bytes > limits.perKeyBytes) throw overShare(limits.holder ?? "key", items);
           const groupHeld = group === undefined ? 0 : (byGroup.get(group) ?? 0);
-          if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShare("workspace");
+          if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShare("workspace", items);
           // Past the total too, it is still this holder that has to wait, not the newcomer it would crowd out.
           if (keyHeld > 0 && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
-            throw overShare(limits.holder ?? "key");
+            throw overShare(limits.holder ?? "key", items);
           }
           if (total + bytes > limits.totalBytes) {
-            throw new ApiError("service_unavailable", overTotal, { headers: RETRY_AFTER });
+            throw overTotal(items);
           }
           count(bytes);
         },

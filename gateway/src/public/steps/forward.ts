@@ -1,6 +1,7 @@
 import { ApiError, declaredLength, readStreamedBody, signPrincipal, streamBodyWithin, type Answer, type BodyLease, type IncomingRequest, type PublicOperation, type StreamedBody } from "@ws/shared";
 import type { Credential } from "../../auth/authenticator";
 import { effectiveScopes } from "../../auth/permissions";
+import { ANSWERS_IN_TRANSIT } from "../../idempotency";
 import { forward } from "../../proxy/forward";
 import type { PublicRequestDeps } from "../handle-public-request";
 
@@ -94,7 +95,7 @@ export async function forwardToService(
     if (!deps.idempotency || !idempotent) return await send();
     // The answer the idempotency layer holds in memory (a replay, or the first answer it stored) stays charged
     // until it has been written out, long after this request's body is given back: the layer owns that lease.
-    const answerLease = deps.bodyBudget.lease(credential.keyId, credential.workspaceId);
+    const answerLease = deps.bodyBudget.lease(credential.keyId, credential.workspaceId, ANSWERS_IN_TRANSIT);
     return await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, body: wholeBody ?? null, answerLease }, send);
   } finally {
     lease.release();
