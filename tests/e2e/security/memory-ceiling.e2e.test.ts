@@ -104,9 +104,10 @@ describe("request bodies in transit are bounded, and past the bound refused inst
   });
 
   test("when the gateway's budget is spent, then a body is 503 with Retry-After, and requests without a body still pass", async () => {
-    const [a, b, c] = [await newKey(), await newKey(), await newKey()];
+    const [a, b, c, d, e] = [await newKey(), await newKey(), await newKey(), await newKey(), await newKey()];
     try {
-      for (const key of [a, a, b, b]) await holdUpload(key, 5 * MiB, 64 * 1024);
+      // Each key holding nothing yet may take the room a key already holding some must leave free (5 MiB of 20 here).
+      for (const key of [a, b, d, e]) await holdUpload(key, 5 * MiB, 64 * 1024);
       expect(await eventually(bytesInTransit, (bytes) => bytes === 20 * MiB)).toBe(20 * MiB);
       const refused = await smallPut(c);
       expectError(refused, 503, "service_unavailable");
@@ -118,6 +119,21 @@ describe("request bodies in transit are bounded, and past the bound refused inst
     // The held uploads went away: their bytes are given back.
     expect(await eventually(bytesInTransit, (bytes) => bytes === 0)).toBe(0);
     expect((await smallPut(c)).status).toBe(200);
+  });
+
+  test("when keys already holding room would take the room kept free, then they are refused 429 and a key holding nothing still gets it", async () => {
+    const [a, b, c] = [await newKey(), await newKey(), await newKey()];
+    try {
+      for (const key of [a, a, b]) await holdUpload(key, 5 * MiB, 64 * 1024);
+      expect(await eventually(bytesInTransit, (bytes) => bytes === 15 * MiB)).toBe(15 * MiB);
+      // b holds 5 MiB within its share, but its next body would leave less than the 5 MiB kept free.
+      const refused = await smallPut(b);
+      expectError(refused, 429, "rate_limit_exceeded");
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect((await smallPut(c)).status).toBe(200);
+    } finally {
+      closeAll();
+    }
   });
 
   test("when a service's budget is spent by bodies arriving, then it answers 503 with Retry-After through the gateway", async () => {

@@ -114,6 +114,14 @@ export class Http1Connection {
     return this.wire.remoteAddress;
   }
 
+  /** An answer has been written on this connection: closing it outright could cut one its client has not read yet. */
+  hasAnswered = false;
+
+  /** It closes once its current exchange is over, or is closing now. */
+  get closing(): boolean {
+    return this.ending || this.closeAfter;
+  }
+
   /** No request is in progress and nothing is buffered. */
   get idle(): boolean {
     return this.exchange === undefined && this.buffer.length === 0;
@@ -435,6 +443,7 @@ export class Http1Connection {
       if (waitingToSend || exchange.chunked !== undefined || exchange.remaining > DRAIN_MAX_BYTES) this.closeAfter = true;
     }
     if (this.settings.isDraining()) this.closeAfter = true;
+    this.hasAnswered = true;
     const sent = answer instanceof PlainAnswer ? this.sendPlain(exchange, answer) : await this.send(exchange, answer);
     exchange.answered = true;
     if (!sent) return this.wire.terminate();

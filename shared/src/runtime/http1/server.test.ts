@@ -361,28 +361,90 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     for (const client of [...stuck, late, whole]) client.close();
   });
 
-  test("when more connections are open than the server keeps, then the oldest one left unused is closed and the new one is served", async () => {
+  test("when more connections are open than the server keeps, then idle ones that never asked anything give way first, oldest first, then the oldest idle one that did", async () => {
     const port = serve(echoPath, undefined, undefined, undefined, 3);
     const used = connect(port);
     await used.write(`GET /used HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(await used.answers(1)).toEqual([200]);
     const unused = [connect(port), connect(port)];
     await Bun.sleep(50);
-    // The first connection is the oldest, but the oldest left unused since it was opened goes: here, the first one again, now idle.
-    const late = connect(port, "127.0.1.9");
+    const late = connect(port);
     await late.write(`GET /late HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(await late.answers(1)).toEqual([200]);
-    await used.untilClosed();
-    expect(used.state.closed).toBe(true);
-    for (const client of unused) expect(client.state.closed).toBe(false);
-    // And the next one takes the place of the oldest unused one after it.
+    await unused[0]!.untilClosed();
+    expect([used.state.closed, unused[0]!.state.closed, unused[1]!.state.closed]).toEqual([false, true, false]);
     const later = connect(port);
     await later.write(`GET /later HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(await later.answers(1)).toEqual([200]);
-    await unused[0]!.untilClosed();
-    expect(unused[0]!.state.closed).toBe(true);
-    expect(unused[1]!.state.closed).toBe(false);
-    for (const client of [...unused, late, later]) client.close();
+    await unused[1]!.untilClosed();
+    expect(used.state.closed).toBe(false);
+    // None left that never asked: the oldest that did goes, closed after its answers (not cut).
+    const last = connect(port);
+    await last.write(`GET /last HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await last.answers(1)).toEqual([200]);
+    await used.untilClosed();
+    expect(used.state.closed).toBe(true);
+    expect(used.state.reset).toBe(false);
+    for (const client of [...unused, late, later, last]) client.close();
+  });
+
+  test("when connections run out while a client reads its answer slowly, then that answer is not cut: the client gets all of it before its connection closes", async () => {
+    // Small enough to sit whole in the sockets' buffers: the server has nothing left to write.
+    const answer = new Uint8Array(1024 * 1024).fill(97);
+    const port = serve(() => new Response(answer, { headers: { "content-type": "application/octet-stream" } }), undefined, undefined, undefined, 2);
+    const slow = connect(port);
+    slow.socket.pause();
+    await slow.write(`GET /big HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await Bun.sleep(200);
+    // Two newcomers: the slow reader's connection, idle on the server's side and the oldest, is the one to go.
+    const others = [];
+    for (let index = 0; index < 2; index++) {
+      const client = connect(port);
+      await client.write(`GET /other${index} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(await client.answers(1)).toEqual([200]);
+      others.push(client);
+    }
+    slow.socket.resume();
+    await slow.untilClosed();
+    expect(slow.state.reset).toBe(false);
+    // The whole answer, to its last chunk.
+    expect(slow.text().endsWith("a\r\n0\r\n\r\n")).toBe(true);
+    let rest = slow.text().slice(slow.text().indexOf("\r\n\r\n") + 4);
+    let received = 0;
+    for (let size = parseInt(rest, 16); size > 0; size = parseInt(rest, 16)) {
+      rest = rest.slice(rest.indexOf("\r\n") + 2);
+      received += rest.slice(0, size).split("a").length - 1;
+      rest = rest.slice(size + 2);
+    }
+    expect(received).toBe(answer.length);
+    for (const client of others) client.close();
+  });
+
+  test("when every connection's client has taken nothing of its answer for a while, then the one stalled longest gives way to a new connection", async () => {
+    // Endless answers: they stall once the sockets' buffers are full.
+    const port = serve(
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull: (controller) => controller.enqueue(new Uint8Array(1024 * 1024).fill(98)),
+          }),
+        ),
+      undefined,
+      undefined,
+      undefined,
+      2,
+    );
+    const stalled = [connect(port), connect(port)];
+    for (const client of stalled) {
+      client.socket.pause();
+      await client.write(`GET /endless HTTP/1.1\r\nHost: x\r\n\r\n`);
+    }
+    await Bun.sleep(1500);
+    const late = connect(port);
+    await late.write(`GET /late HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await late.untilText("HTTP/1.1 200");
+    expect(late.text().slice(0, 12)).toBe("HTTP/1.1 200");
+    for (const client of [...stalled, late]) client.close();
   });
 
   test("when every connection the server keeps is serving a request, then a new one is answered 503 with Retry-After and closed, and the requests in progress finish", async () => {

@@ -24,6 +24,9 @@ export interface Http1ServerOptions {
   maxConnections?: number;
 }
 
+/** How long a client may take nothing of an answer before its connection gives way to a new one, when connections run out. */
+const STALLED_GIVES_WAY_MS = 1000;
+
 /** File descriptors left for the process's own connections (to the services, PostgreSQL, Redis) and files. */
 const OWN_DESCRIPTORS = 1024;
 const MOST_CONNECTIONS = 16_384;
@@ -90,20 +93,36 @@ export class Http1Server {
   }
 
   /**
-   * One connection too many: the oldest that is waiting for nothing (idle, or
-   * done and lingering) is closed, else the oldest incomplete head is refused,
-   * else the newcomer is refused (503). Those a client keeps open and unused
-   * go first, not requests being served.
+   * One connection too many. What gives way, in order: the oldest idle
+   * connection that never had an answer (cut: nothing of ours is lost); the
+   * oldest idle one that had (closed after what the kernel still holds for its
+   * client, which may be reading it slowly); the oldest incomplete head (503);
+   * the connection whose client has taken nothing of its answer the longest,
+   * past STALLED_GIVES_WAY_MS (cut); else the newcomer is answered 503.
+   * Requests being served and answers being read are never cut.
    */
   private makeRoom(newcomer: Http1Connection): void {
+    let answeredIdle: Http1Connection | undefined;
+    let stalled: Http1Connection | undefined;
     for (const connection of this.connections) {
-      if (connection === newcomer) continue;
-      if (connection.endedAt !== undefined || (connection.idle && connection.stalledSince === undefined && connection.headStartedAt === undefined)) {
-        this.connections.delete(connection);
-        return connection.terminate();
+      if (connection === newcomer || connection.closing) continue;
+      if (connection.idle && connection.stalledSince === undefined && connection.headStartedAt === undefined) {
+        if (!connection.hasAnswered) {
+          this.connections.delete(connection);
+          return connection.terminate();
+        }
+        answeredIdle ??= connection;
+      } else if (connection.stalledSince !== undefined && (stalled === undefined || connection.stalledSince < stalled.stalledSince!)) {
+        stalled = connection;
       }
     }
-    if (!this.unfinishedHeads.refuseOldestOfAll(newcomer)) newcomer.refuseConnection();
+    if (answeredIdle) return answeredIdle.closeWhenIdle();
+    if (this.unfinishedHeads.refuseOldestOfAll(newcomer)) return;
+    if (stalled && Date.now() - stalled.stalledSince! > STALLED_GIVES_WAY_MS) {
+      this.connections.delete(stalled);
+      return stalled.terminate();
+    }
+    newcomer.refuseConnection();
   }
 
   closed(connection: Http1Connection): void {
