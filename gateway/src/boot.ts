@@ -1,12 +1,12 @@
 import { Cluster, Redis } from "ioredis";
-import { PUBLIC_OPERATION_LIST, createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
+import { createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
 import { createApp } from "./app";
 import { documentationRoutes } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
 import { createMemoryEpochs, createRedisEpochs, gatedEpochs, type CredentialEpochs } from "./auth/credential-epochs";
 import { createEpochPropagation } from "./auth/epoch-propagation";
 import { createKnownKeys } from "./auth/known-keys";
-import { loadGatewayConfig, type GatewayConfig } from "./config";
+import { LARGEST_BODY, loadGatewayConfig, type GatewayConfig } from "./config";
 import { createMemoryAuthFailureLimiter, createRedisAuthFailureLimiter, type FailureKind } from "./ratelimit/auth-failure-limiter";
 import { createLimiterStats, type LimiterStats } from "./ratelimit/limiter-stats";
 import { createRedisGate } from "./ratelimit/redis-gate";
@@ -109,12 +109,11 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
   // A workspace holds at most half the budget, whatever number of keys it sends with: the other half is the other workspaces'.
   // And a key already holding room leaves the largest body free (a quarter of a small budget): two workspaces within
   // their shares would otherwise fill it, and every other workspace's writes, however small, would be refused.
-  const largestBody = Math.max(...PUBLIC_OPERATION_LIST.map((operation) => operation.maxBodyBytes));
   const bodyBudget = createBodyBudget({
     totalBytes: config.inflightBodyBytes,
     perKeyBytes: config.inflightBodyBytesPerKey,
     perGroupBytes: Math.max(config.inflightBodyBytesPerKey, Math.floor(config.inflightBodyBytes / 2)),
-    keepFreeForNewHolders: Math.min(largestBody, Math.floor(config.inflightBodyBytes / 4)),
+    keepFreeForNewHolders: Math.min(LARGEST_BODY, Math.floor(config.inflightBodyBytes / 4)),
   });
   const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis: clients.length ? clients : null, database: database.pool, bytesInTransit: bodyBudget.inUse });
   const authFailureLimiter = (kind: FailureKind) =>

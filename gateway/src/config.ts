@@ -13,7 +13,8 @@ function trustedProxies(value: string | undefined): TrustedProxies {
 import { gatewayProcess } from "./definition";
 
 const MiB = 1024 * 1024;
-const LARGEST_BODY = Math.max(...PUBLIC_OPERATION_LIST.map((operation) => operation.maxBodyBytes));
+/** The largest request body any public operation takes. */
+export const LARGEST_BODY = Math.max(...PUBLIC_OPERATION_LIST.map((operation) => operation.maxBodyBytes));
 import { parseCorsOrigins } from "./cors";
 
 /** Every setting of the gateway, read once at start; a bad value stops the process naming the variable. */

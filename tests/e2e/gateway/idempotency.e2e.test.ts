@@ -7,6 +7,7 @@ import { holdingRelay, type HoldingRelay } from "../../harness/holding-relay";
 import { portOf, rawConnection, rawExchange, type RawConnection } from "../../harness/raw-http";
 import { startSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
+import { metric } from "../security/helpers";
 
 const PAGES = "/v1/new-page";
 let system: TestSystem;
@@ -24,10 +25,10 @@ afterAll(async () => {
   relay?.stop();
 });
 
-async function tenantWithKey(): Promise<{ tenant: Tenant; key: string; call: Call }> {
-  const tenant = await seedTenant(system);
+async function tenantWithKey(on: TestSystem = system): Promise<{ tenant: Tenant; key: string; call: Call }> {
+  const tenant = await seedTenant(on);
   const key = await tenant.key();
-  return { tenant, key, call: apiClient(system.baseUrl, key) };
+  return { tenant, key, call: apiClient(on.baseUrl, key) };
 }
 
 const withKey = (value: string) => ({ "idempotency-key": value });
@@ -257,10 +258,7 @@ describe("Idempotency-Key: the answers held for clients that do not read are bou
   });
 
   /** The gateway's own count of bytes charged to its body budget (its metrics). */
-  async function bytesInTransit(): Promise<number> {
-    const text = await (await fetch(`${small.adminUrl}/metrics`)).text();
-    return Number(/^request_body_bytes_in_transit (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
-  }
+  const bytesInTransit = () => metric(small.adminUrl, "request_body_bytes_in_transit");
 
   /**
    * Sends the create on a connection that reads nothing: past what the sockets'
@@ -288,9 +286,7 @@ describe("Idempotency-Key: the answers held for clients that do not read are bou
   const createBody = (title: string) => JSON.stringify({ title, content: "x".repeat(CONTENT_BYTES) });
 
   test("when replays wait on clients that do not read, then a replay past the key's share is 429 with Retry-After, and once those clients read or go away it replays the same body again", async () => {
-    const tenant = await seedTenant(small);
-    const apiKey = await tenant.key();
-    const call = apiClient(small.baseUrl, apiKey);
+    const { key: apiKey, call } = await tenantWithKey(small);
     const key = uniqueKey();
     const body = createBody("Large");
     const first = await call("POST", PAGES, body, withKey(key));
@@ -325,9 +321,7 @@ describe("Idempotency-Key: the answers held for clients that do not read are bou
   }, 60_000);
 
   test("when the first answer waits on a client that does not read, then it is not refused (the work was done), and it holds the key's room until read", async () => {
-    const tenant = await seedTenant(small);
-    const apiKey = await tenant.key();
-    const call = apiClient(small.baseUrl, apiKey);
+    const { key: apiKey, call } = await tenantWithKey(small);
     const key = uniqueKey();
     const body = createBody("First, unread");
     const waiting = await unreadPost(apiKey, key, body);

@@ -5,6 +5,7 @@ import { apiClient, readResponse } from "../../harness/http";
 import { portOf, rawConnection, type RawConnection, type RawResponse } from "../../harness/raw-http";
 import { startSystem, type TestSystem } from "../../harness/system";
 import { seedTenant } from "../../harness/tenant";
+import { metric } from "./helpers";
 
 const MiB = 1024 * 1024;
 
@@ -79,10 +80,7 @@ async function smallPut(key: string) {
 }
 
 /** The gateway's own count of body bytes in transit (its metrics), to know the held uploads are charged. */
-async function bytesInTransit(): Promise<number> {
-  const text = await (await fetch(`${system.adminUrl}/metrics`)).text();
-  return Number(/^request_body_bytes_in_transit (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
-}
+const bytesInTransit = () => metric(system.adminUrl, "request_body_bytes_in_transit");
 
 describe("request bodies in transit are bounded, and past the bound refused instead of buffered", () => {
   test("when one key holds its whole share, then its next body is 429 with Retry-After while other keys go on", async () => {
