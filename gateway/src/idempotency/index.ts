@@ -157,14 +157,14 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
   async function replay(ref: KeyRef, answer: SettledAnswer, lease: BodyLease): Promise<Response | undefined> {
     const headers = new Headers(answer.headers);
     headers.set(REPLAYED_HEADER, "true");
-    if (answer.status === 204) return bytesReleasedWhenSent(null, { status: answer.status, headers }, () => lease.release());
+    if (answer.status === 204) return bytesReleasedWhenSent(null, { status: answer.status, headers }, lease);
     lease.take(answer.bodyBytes);
     const body = await guarded(() => store.readBody(deps.sql, ref, answer.attempt));
     if (body === undefined || body.byteLength !== answer.bodyBytes) {
       lease.release();
       return undefined;
     }
-    return bytesReleasedWhenSent(body, { status: answer.status, headers }, () => lease.release());
+    return bytesReleasedWhenSent(body, { status: answer.status, headers }, lease);
   }
 
   async function runClaimed(input: IdempotentRequest, ref: KeyRef, attemptId: string, execute: () => Promise<Answer>): Promise<Response> {
@@ -182,7 +182,7 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
     }
     const lease = input.answerLease;
     const body = await keep(ref, attemptId, response, lease);
-    return bytesReleasedWhenSent(response.status === 204 ? null : body, { status: response.status, headers: response.headers }, () => lease.release());
+    return bytesReleasedWhenSent(response.status === 204 ? null : body, { status: response.status, headers: response.headers }, lease);
   }
 
   /**

@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
+import type { AnswerInTransit } from "./body-budget";
 import { ANSWER_SLICE_BYTES, answerReleasing, bytesReleasedWhenSent, releaseHeld, releaseWhenAnswered, releasedWhenSent } from "./answer-holds";
 
 describe("what an answer holds until it has gone out", () => {
   test("when the answer's body is read to its end, then the release is called once, after the last byte", async () => {
     let released = 0;
-    const response = releasedWhenSent(new Response("x".repeat(100_000)), () => released++);
+    const response = releasedWhenSent(new Response("x".repeat(100_000)), { release: () => released++ });
     const reader = response.body!.getReader();
     const first = await reader.read();
     expect(first.done).toBe(false);
@@ -14,22 +15,22 @@ describe("what an answer holds until it has gone out", () => {
 
   test("when the answer's body is cancelled (the client went away), then the release is called", async () => {
     let released = 0;
-    const response = releasedWhenSent(new Response("x".repeat(100_000)), () => released++);
+    const response = releasedWhenSent(new Response("x".repeat(100_000)), { release: () => released++ });
     await response.body!.cancel();
     expect(released).toBe(1);
   });
 
   test("when the answer has no body, then the release is called at once", () => {
     let released = 0;
-    releasedWhenSent(new Response(null, { status: 204 }), () => released++);
+    releasedWhenSent(new Response(null, { status: 204 }), { release: () => released++ });
     expect(released).toBe(1);
   });
 
   test("when a request holds releases, then its answer calls each once it is sent, and nothing is left to release after", async () => {
     const request = new Request("http://localhost/");
     const calls: string[] = [];
-    releaseWhenAnswered(request, () => calls.push("content"));
-    releaseWhenAnswered(request, () => calls.push("body"));
+    releaseWhenAnswered(request, { release: () => calls.push("content") });
+    releaseWhenAnswered(request, { release: () => calls.push("body") });
     const answer = answerReleasing(request, new Response("done", { status: 201, headers: { etag: '"v"' } }));
     expect(answer.status).toBe(201);
     expect(answer.headers.get("etag")).toBe('"v"');
@@ -43,7 +44,7 @@ describe("what an answer holds until it has gone out", () => {
   test("when a request that holds releases is never answered, then releaseHeld calls them", () => {
     const request = new Request("http://localhost/");
     let released = 0;
-    releaseWhenAnswered(request, () => released++);
+    releaseWhenAnswered(request, { release: () => released++ });
     releaseHeld(request);
     expect(released).toBe(1);
     const plain = new Response("x");
@@ -53,7 +54,7 @@ describe("what an answer holds until it has gone out", () => {
   test("when a body already in memory is handed out, then it comes in slices with its Content-Length, and the release comes with the last slice taken", async () => {
     let released = 0;
     const body = Uint8Array.from({ length: 3 * ANSWER_SLICE_BYTES + 10 }, (_, index) => index & 0xff);
-    const response = bytesReleasedWhenSent(body, { status: 201, headers: { etag: '"v"', "transfer-encoding": "chunked" } }, () => released++);
+    const response = bytesReleasedWhenSent(body, { status: 201, headers: { etag: '"v"', "transfer-encoding": "chunked" } }, { release: () => released++ });
     expect(response.status).toBe(201);
     expect(response.headers.get("content-length")).toBe(String(body.byteLength));
     expect(response.headers.get("transfer-encoding")).toBeNull();
@@ -74,7 +75,7 @@ describe("what an answer holds until it has gone out", () => {
 
   test("when a body in memory is cancelled half-way (the client went away), then the release is called once", async () => {
     let released = 0;
-    const response = bytesReleasedWhenSent(new Uint8Array(4 * ANSWER_SLICE_BYTES), { status: 200, headers: {} }, () => released++);
+    const response = bytesReleasedWhenSent(new Uint8Array(4 * ANSWER_SLICE_BYTES), { status: 200, headers: {} }, { release: () => released++ });
     const reader = response.body!.getReader();
     await reader.read();
     expect(released).toBe(0);
@@ -84,12 +85,53 @@ describe("what an answer holds until it has gone out", () => {
 
   test("when there is no body or an empty one, then the release is called at once and the length is what goes out", async () => {
     let released = 0;
-    const none = bytesReleasedWhenSent(null, { status: 204, headers: { "content-length": "5" } }, () => released++);
+    const none = bytesReleasedWhenSent(null, { status: 204, headers: { "content-length": "5" } }, { release: () => released++ });
     expect(none.body).toBeNull();
     expect(none.headers.get("content-length")).toBeNull();
-    const empty = bytesReleasedWhenSent(new Uint8Array(0), { status: 200, headers: {} }, () => released++);
+    const empty = bytesReleasedWhenSent(new Uint8Array(0), { status: 200, headers: {} }, { release: () => released++ });
     expect(empty.headers.get("content-length")).toBe("0");
     expect(released).toBe(2);
     expect(await empty.text()).toBe("");
+  });
+
+  test("when the server has asked for no slice since the last one, then the answer is stalled since that slice, and no longer once it has gone out", async () => {
+    let answer: AnswerInTransit | undefined;
+    let released = 0;
+    const response = bytesReleasedWhenSent(new Uint8Array(2 * ANSWER_SLICE_BYTES), { status: 200, headers: {} }, { release: () => released++, sending: (sent) => (answer = sent) });
+    const reader = response.body!.getReader();
+    const before = Date.now();
+    await reader.read();
+    const since = answer!.stalledSince()!;
+    expect(since).toBeGreaterThanOrEqual(before);
+    await Bun.sleep(30);
+    expect(answer!.stalledSince()).toBe(since);
+    await reader.read();
+    expect(answer!.stalledSince()).toBeUndefined();
+    expect(released).toBe(1);
+  });
+
+  test("when an answer is cut, then its body fails for the server, its hold is released once, and its source is cancelled", async () => {
+    let answer: AnswerInTransit | undefined;
+    let released = 0;
+    let cancelled = false;
+    const source = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new Uint8Array(ANSWER_SLICE_BYTES)), cancel: () => void (cancelled = true) });
+    const response = releasedWhenSent(new Response(source), { release: () => released++, sending: (sent) => (answer = sent) });
+    const reader = response.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    answer!.cut();
+    answer!.cut();
+    expect(await reader.closed.then(() => "closed", () => "failed")).toBe("failed");
+    expect(released).toBe(1);
+    expect(cancelled).toBe(true);
+    expect(answer!.stalledSince()).toBeUndefined();
+  });
+
+  test("when a request's answer is in transit, then every hold of the request is told of it", async () => {
+    const request = new Request("http://localhost/");
+    const told: string[] = [];
+    for (const name of ["content", "body"]) releaseWhenAnswered(request, { release: () => {}, sending: () => told.push(name) });
+    const answer = answerReleasing(request, new Response("x".repeat(10)));
+    expect(told).toEqual(["content", "body"]);
+    expect(await answer.text()).toBe("x".repeat(10));
   });
 });

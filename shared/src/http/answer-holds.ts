@@ -1,3 +1,5 @@
+import type { BodyLease } from "./body-budget";
+
 /**
  * What an answer holds until it has gone out: room in a budget of memory taken
  * for its content (a large page, a stored answer replayed). The answer's bytes live until
@@ -5,119 +7,170 @@
  * so such room is given back when the answer's body has been sent whole, or
  * given up on, not when the handler returns.
  */
-const holds = new WeakMap<Request, (() => void)[]>();
+export type AnswerHold = Pick<BodyLease, "release"> & Partial<Pick<BodyLease, "sending">>;
 
-/** Gives `release` to the request's answer: called once that answer is sent, or dropped. */
-export function releaseWhenAnswered(request: Request, release: () => void): void {
-  const releases = holds.get(request);
-  if (releases) releases.push(release);
-  else holds.set(request, [release]);
+const holds = new WeakMap<Request, AnswerHold[]>();
+
+/** Gives `hold` to the request's answer: released once that answer is sent, or dropped. */
+export function releaseWhenAnswered(request: Request, hold: AnswerHold): void {
+  const held = holds.get(request);
+  if (held) held.push(hold);
+  else holds.set(request, [hold]);
 }
 
-/** The answer to send, which calls the releases the request holds once its body has gone (at once when it has none). */
+/** The answer to send, which releases what the request holds once its body has gone (at once when it has none). */
 export function answerReleasing(request: Request, response: Response): Response {
-  const releases = holds.get(request);
-  if (releases === undefined) return response;
+  const held = holds.get(request);
+  if (held === undefined) return response;
   holds.delete(request);
-  return releasedWhenSent(response, () => {
-    for (const release of releases) release();
+  return releasedWhenSent(response, {
+    release: () => {
+      for (const hold of held) hold.release();
+    },
+    sending: (answer) => {
+      for (const hold of held) hold.sending?.(answer);
+    },
   });
 }
 
-/** Calls what the request still holds: it will have no answer of its own (it never ran, or failed). */
+/** Releases what the request still holds: it will have no answer of its own (it never ran, or failed). */
 export function releaseHeld(request: Request): void {
-  const releases = holds.get(request);
+  const held = holds.get(request);
   holds.delete(request);
-  for (const release of releases ?? []) release();
-}
-
-/** `release`, made safe to call from every way a body can end: only the first call counts. */
-function once(release: () => void): () => void {
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    release();
-  };
-}
-
-/** The same answer, whose body calls `release` once it has been read to its end, failed, or been cancelled. */
-export function releasedWhenSent(response: Response, release: () => void): Response {
-  if (response.body === null) {
-    release();
-    return response;
-  }
-  const releaseOnce = once(release);
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const chunk = await reader.read();
-        if (chunk.done) {
-          releaseOnce();
-          controller.close();
-        } else {
-          controller.enqueue(chunk.value);
-        }
-      } catch (error) {
-        releaseOnce();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      releaseOnce();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  for (const hold of held ?? []) hold.release();
 }
 
 /**
- * How much of a body already in memory is handed to the server at a time. A
- * server writes the next slice once the client has taken the last, so a whole
- * body handed over at once would sit in its write buffer, a copy, for as long
- * as a slow client takes to read it.
+ * How much of a body is handed to the server at a time. A server writes the
+ * next slice once the client has taken the last, so a whole body handed over at
+ * once would sit in its write buffer, a copy, for as long as a slow client
+ * takes to read it; and a client that has not taken one slice in a second has
+ * stopped reading, as far as a full budget is concerned (body-budget.ts).
  */
 export const ANSWER_SLICE_BYTES = 64 * 1024;
+
+/** Where an answer's bytes come from: pieces of any size, undefined at the end. */
+interface AnswerSource {
+  next(): Promise<Uint8Array | undefined>;
+  /** Nothing more will come, known without asking: the release then comes with the last slice. */
+  ended(): boolean;
+  cancel(): void;
+}
+
+/**
+ * The source's bytes as a body handed out in slices of ANSWER_SLICE_BYTES, each
+ * cut only when the server asks for it. `hold` is released once the last has
+ * been taken, or the body failed, was cancelled or cut; it is told of the
+ * answer in transit, stalled while the server asks for no slice after the last.
+ */
+function sentInSlices(source: AnswerSource, hold: AnswerHold): ReadableStream<Uint8Array> {
+  let over = false;
+  const finish = () => {
+    if (over) return;
+    over = true;
+    hold.release();
+  };
+  let rest: Uint8Array | undefined;
+  let taking = false;
+  let lastTaken = Date.now();
+  let cutOff: (reason: Error) => void = () => {};
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        cutOff = (reason) => controller.error(reason);
+      },
+      async pull(controller) {
+        taking = true;
+        try {
+          while (rest === undefined || rest.byteLength === 0) {
+            rest = await source.next();
+            if (over) return;
+            if (rest === undefined) {
+              finish();
+              return controller.close();
+            }
+          }
+          const slice = rest.subarray(0, ANSWER_SLICE_BYTES);
+          rest = rest.subarray(slice.byteLength);
+          controller.enqueue(slice);
+          if (rest.byteLength === 0 && source.ended()) {
+            finish();
+            controller.close();
+          }
+        } catch (error) {
+          finish();
+          controller.error(error);
+        } finally {
+          taking = false;
+          lastTaken = Date.now();
+        }
+      },
+      cancel() {
+        finish();
+        source.cancel();
+      },
+    },
+    // No slice is cut before it is asked for: how long the next waits is how long the client takes nothing.
+    { highWaterMark: 0 },
+  );
+  hold.sending?.({
+    stalledSince: () => (over || taking ? undefined : lastTaken),
+    cut: () => {
+      if (over) return;
+      finish();
+      cutOff(new Error("the answer gave way: its client took none of it"));
+      source.cancel();
+    },
+  });
+  return body;
+}
+
+/** The same answer, whose body releases `hold` once it has been read to its end, failed, been cancelled or cut. */
+export function releasedWhenSent(response: Response, hold: AnswerHold): Response {
+  if (response.body === null) {
+    hold.release();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const source: AnswerSource = {
+    next: async () => {
+      const read = await reader.read();
+      return read.done ? undefined : read.value;
+    },
+    ended: () => false,
+    cancel: () => void reader.cancel().catch(() => {}),
+  };
+  return new Response(sentInSlices(source, hold), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
 
 /**
  * An answer whose body is already whole in memory, handed to the server in
  * slices, with its Content-Length (the framing stays a length, not chunks):
- * `release` is called once the last slice has been taken or the body cancelled
- * (the connection went away), at once when there is no body. What the body held
- * is then given back when it has gone out, not when the handler returns.
+ * `hold` is released once the last slice has been taken, the body cancelled
+ * (the connection went away) or cut, at once when there is no body.
  */
-export function bytesReleasedWhenSent(body: Uint8Array | null, init: { status: number; headers: HeadersInit }, release: () => void): Response {
+export function bytesReleasedWhenSent(body: Uint8Array | null, init: { status: number; headers: HeadersInit }, hold: AnswerHold): Response {
   const headers = new Headers(init.headers);
   headers.delete("transfer-encoding");
   if (body === null) {
-    release();
+    hold.release();
     headers.delete("content-length");
     return new Response(null, { status: init.status, headers });
   }
   headers.set("content-length", String(body.byteLength));
   if (body.byteLength === 0) {
-    release();
+    hold.release();
     return new Response(body as BodyInit, { status: init.status, headers });
   }
-  const releaseOnce = once(release);
-  let offset = 0;
-  const slices = new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        const end = Math.min(offset + ANSWER_SLICE_BYTES, body.byteLength);
-        controller.enqueue(body.subarray(offset, end));
-        offset = end;
-        if (end < body.byteLength) return;
-        releaseOnce();
-        controller.close();
-      },
-      cancel() {
-        releaseOnce();
-      },
+  let handedOut = false;
+  const source: AnswerSource = {
+    next: async () => {
+      if (handedOut) return undefined;
+      handedOut = true;
+      return body;
     },
-    // No slice is cut before it is asked for: the release then comes with the last one taken.
-    { highWaterMark: 0 },
-  );
-  return new Response(slices, { status: init.status, headers });
+    ended: () => handedOut,
+    cancel: () => {},
+  };
+  return new Response(sentInSlices(source, hold), { status: init.status, headers });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../errors/api-error";
-import { createBodyBudget } from "./body-budget";
+import { STALLED_ANSWER_GIVES_WAY_MS, createBodyBudget, type AnswerInTransit, type BodyLease } from "./body-budget";
 
 /** The refusal `take` throws, as status, code and reason (undefined when it takes the bytes). */
 function refusal(take: () => void): { status: number; code: string; reason?: unknown } | undefined {
@@ -62,5 +62,76 @@ describe("a body budget's room kept free for new holders", () => {
     budget.lease("b").take(35);
     expect(refusal(() => budget.lease("a").take(5))).toMatchObject({ status: 429 });
     expect(refusal(() => budget.lease("c").take(25))).toBeUndefined();
+  });
+});
+
+describe("answers whose clients take none of them, when the budget is full", () => {
+  const limits = { totalBytes: 100, perKeyBytes: 60, holder: "workspace" as const, items };
+
+  /** An answer in transit whose client last took some of it `ago` ms back (undefined: it is taking it now). */
+  function answerOf(lease: BodyLease, ago: number | undefined): { cuts: number } {
+    const seen = { cuts: 0 };
+    const answer: AnswerInTransit = {
+      stalledSince: () => (ago === undefined ? undefined : Date.now() - ago),
+      cut: () => {
+        seen.cuts++;
+        lease.release();
+      },
+    };
+    lease.sending(answer);
+    return seen;
+  }
+
+  test("when a take does not fit the total, then the answer stalled longest past the limit is cut and the take is served", () => {
+    const budget = createBodyBudget(limits);
+    const [a, b] = [budget.lease("a"), budget.lease("b")];
+    a.take(50);
+    b.take(40);
+    const older = answerOf(a, STALLED_ANSWER_GIVES_WAY_MS + 500);
+    const newer = answerOf(b, STALLED_ANSWER_GIVES_WAY_MS + 100);
+    expect(refusal(() => budget.lease("c").take(30))).toBeUndefined();
+    expect([older.cuts, newer.cuts]).toEqual([1, 0]);
+    expect(budget.inUse()).toBe(70);
+  });
+
+  test("when answers are being read, or stalled for less than the limit, then none is cut and the take is 503", () => {
+    const budget = createBodyBudget(limits);
+    const [a, b] = [budget.lease("a"), budget.lease("b")];
+    a.take(50);
+    b.take(40);
+    const reading = answerOf(a, undefined);
+    const brief = answerOf(b, STALLED_ANSWER_GIVES_WAY_MS / 2);
+    expect(refusal(() => budget.lease("c").take(30))).toMatchObject({ status: 503 });
+    expect([reading.cuts, brief.cuts]).toEqual([0, 0]);
+    expect(budget.inUse()).toBe(90);
+  });
+
+  test("when one stalled answer is not enough room, then the next stalled longest is cut too", () => {
+    const budget = createBodyBudget({ ...limits, perKeyBytes: 100 });
+    const leases = [budget.lease("a"), budget.lease("b"), budget.lease("c")];
+    for (const lease of leases) lease.take(30);
+    const answers = leases.map((lease, index) => answerOf(lease, STALLED_ANSWER_GIVES_WAY_MS + 300 - 100 * index));
+    expect(refusal(() => budget.lease("d").take(60))).toBeUndefined();
+    expect(answers.map((answer) => answer.cuts)).toEqual([1, 1, 0]);
+  });
+
+  test("when an answer has gone out, then it is no longer one that can be cut", () => {
+    const budget = createBodyBudget(limits);
+    const a = budget.lease("a");
+    a.take(50);
+    const gone = answerOf(a, STALLED_ANSWER_GIVES_WAY_MS * 2);
+    a.release();
+    budget.lease("b").take(60);
+    expect(refusal(() => budget.lease("c").take(50))).toMatchObject({ status: 503 });
+    expect(gone.cuts).toBe(0);
+  });
+
+  test("when a holder's own share is full, then its stalled answers are not cut for it: the share's 429 stands", () => {
+    const budget = createBodyBudget(limits);
+    const a = budget.lease("a");
+    a.take(60);
+    const stalled = answerOf(a, STALLED_ANSWER_GIVES_WAY_MS * 2);
+    expect(refusal(() => budget.lease("a").take(10))).toMatchObject({ status: 429 });
+    expect(stalled.cuts).toBe(0);
   });
 });

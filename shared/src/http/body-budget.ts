@@ -29,7 +29,28 @@ export interface BodyLease {
   hold(bytes: number): void;
   /** Gives every byte back; safe to call more than once. */
   release(): void;
+  /**
+   * The answer that carries the held bytes is on its way out: while its client
+   * takes none of it, it may give way to a take the total cannot cover.
+   */
+  sending(answer: AnswerInTransit): void;
 }
+
+/** An answer holding room in a budget until it has gone out, as the budget sees it. */
+export interface AnswerInTransit {
+  /** Since when its client has taken none of it, while some is left; undefined while it is being taken. */
+  stalledSince(): number | undefined;
+  /** Gives up on it: the connection carrying it is cut, and its room given back. */
+  cut(): void;
+}
+
+/**
+ * How long a client may take nothing of an answer before that answer gives way
+ * to another's take the budget's total cannot cover. A reader that keeps up is
+ * never cut; one that stopped reading would otherwise keep its room, and with
+ * two or three such answers no one else's large answer could be made.
+ */
+export const STALLED_ANSWER_GIVES_WAY_MS = 1000;
 
 export interface BodyBudgetLimits {
   totalBytes: number;
@@ -69,6 +90,27 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
       details: { reason: items.reason },
     });
   let total = 0;
+  /** Leases whose bytes are on their way out, each with its answer. */
+  const sending = new Map<object, AnswerInTransit>();
+  /** Cuts the answers stalled longest (past STALLED_ANSWER_GIVES_WAY_MS) until `bytes` fit the total; false if they still do not. */
+  const makeRoom = (bytes: number): boolean => {
+    while (total + bytes > limits.totalBytes) {
+      let oldest: [object, AnswerInTransit] | undefined;
+      let oldestSince = Date.now() - STALLED_ANSWER_GIVES_WAY_MS;
+      for (const entry of sending) {
+        const since = entry[1].stalledSince();
+        if (since !== undefined && since <= oldestSince) {
+          oldest = entry;
+          oldestSince = since;
+        }
+      }
+      if (!oldest) return false;
+      // Cutting it releases its lease; it is forgotten here even if it did not.
+      sending.delete(oldest[0]);
+      oldest[1].cut();
+    }
+    return true;
+  };
   const byKey = new Map<string, number>();
   const byGroup = new Map<string, number>();
   const give = (held: Map<string, number>, id: string, bytes: number) => {
@@ -80,6 +122,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     inUse: () => total,
     lease(key, group, items = budgetItems) {
       let held = 0;
+      const self = {};
       const count = (bytes: number) => {
         total += bytes;
         held += bytes;
@@ -97,7 +140,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (keyHeld > 0 && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
             throw overShare(limits.holder ?? "key", items);
           }
-          if (total + bytes > limits.totalBytes) {
+          if (total + bytes > limits.totalBytes && !makeRoom(bytes)) {
             throw overTotal(items);
           }
           count(bytes);
@@ -105,7 +148,11 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
         hold(bytes) {
           if (bytes > 0) count(bytes);
         },
+        sending(answer) {
+          if (held > 0) sending.set(self, answer);
+        },
         release() {
+          sending.delete(self);
           if (held === 0) return;
           total -= held;
           if (key !== undefined) give(byKey, key, held);

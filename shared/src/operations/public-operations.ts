@@ -1,4 +1,5 @@
 import type { Deadline } from "../http/deadline";
+import type { AnswerHold } from "../http/answer-holds";
 import type { Principal } from "../principal/principal";
 import { CalendarEvent, CalendarListQuery, CalendarEventList, CalendarList, Calendar, CreateCalendarBody, CreateEventBody, EventListQuery } from "../schemas/calendar";
 import { UpdateCalendarBody, UpdateEventBody } from "../schemas/calendar-updates";
@@ -165,8 +166,8 @@ export interface ServiceContext {
   deadline: Deadline;
   /** The request's `If-Match`, for an update or delete to check in its own statement. */
   ifMatch?: string;
-  /** Keeps `release` (room taken in a memory budget for the answer) until the answer has been sent. */
-  holdUntilAnswered(release: () => void): void;
+  /** Keeps `hold` (room taken in a memory budget for the answer) until the answer has been sent. */
+  holdUntilAnswered(hold: AnswerHold): void;
 }
 
 /** Where a resource created at this collection path can be read: the table's GET by id beneath it, if there is one. */

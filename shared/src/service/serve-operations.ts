@@ -59,7 +59,7 @@ export function serveOperations<App extends AnyElysia, Service extends ServiceNa
       principal: principalOf(request as Request),
       deadline: deadlineOf(request as Request),
       ifMatch: (request as Request).headers.get("if-match") ?? undefined,
-      holdUntilAnswered: (release) => releaseWhenAnswered(request as Request, release),
+      holdUntilAnswered: (hold) => releaseWhenAnswered(request as Request, hold),
     }),
     invalidQueryCode: PUBLIC_SERVICES[service].validationCode,
     answer: answerWithVersion,

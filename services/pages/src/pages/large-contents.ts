@@ -1,4 +1,4 @@
-import { ApiError, PUBLIC_SERVICES, createBodyBudget, type BodyLease, type Sql } from "@ws/shared";
+import { ApiError, PUBLIC_SERVICES, createBodyBudget, type AnswerHold, type BodyLease, type Sql } from "@ws/shared";
 import { LISTED_CONTENT_MAX_BYTES, pageContents, withContent, type ListedPage, type PageRow } from "./repository";
 
 const MiB = 1024 * 1024;
@@ -40,7 +40,7 @@ const budget = createBodyBudget({
  * has been sent. Only an answer that takes room is held: the others go out as
  * they are made.
  */
-export function largeContentsLease(workspaceId: string, holdUntilAnswered: (release: () => void) => void): BodyLease {
+export function largeContentsLease(workspaceId: string, holdUntilAnswered: (hold: AnswerHold) => void): BodyLease {
   const lease = budget.lease(workspaceId);
   let held = false;
   return {
@@ -48,10 +48,11 @@ export function largeContentsLease(workspaceId: string, holdUntilAnswered: (rele
       lease.take(bytes);
       if (held || bytes <= 0) return;
       held = true;
-      holdUntilAnswered(() => lease.release());
+      holdUntilAnswered(lease);
     },
     hold: (bytes) => lease.hold(bytes),
     release: () => lease.release(),
+    sending: (answer) => lease.sending(answer),
   };
 }
 

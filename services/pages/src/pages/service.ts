@@ -11,6 +11,7 @@ import {
   resolveCreateTeam,
   uuidv7,
   writeWithin,
+  type AnswerHold,
   type CreatePageBody,
   type Deadline,
   type Page,
@@ -68,7 +69,7 @@ export async function createPage(sql: Pool, principal: Principal, body: CreatePa
 }
 
 /** A page whose content is large is read whole only once the answer has room for it (large-contents.ts). */
-export async function getPage(sql: Pool, principal: Principal, id: string, holdUntilAnswered: (release: () => void) => void): Promise<Page> {
+export async function getPage(sql: Pool, principal: Principal, id: string, holdUntilAnswered: (hold: AnswerHold) => void): Promise<Page> {
   const listed = await visiblePage(principal, id, (workspaceId, pageId) => pages.findListedPage(sql, workspaceId, pageId));
   if (listed.content !== null) return pages.withContent(listed, listed.content);
   largeContentsLease(principal.workspace_id, holdUntilAnswered).take(listed.content_bytes);
@@ -99,7 +100,7 @@ export async function deletePage(sql: Pool, principal: Principal, id: string, de
   });
 }
 
-export async function listPages(sql: Pool, principal: Principal, query: PageListQuery, holdUntilAnswered: (release: () => void) => void): Promise<PageList> {
+export async function listPages(sql: Pool, principal: Principal, query: PageListQuery, holdUntilAnswered: (hold: AnswerHold) => void): Promise<PageList> {
   const paging = resolvePaging(query, "validation_error");
   const visibility = listVisibility(principal);
   // No stored title holds a NUL, and Postgres refuses one in a parameter.

@@ -503,6 +503,11 @@ export class Http1Connection {
   private async stream(exchange: Exchange, response: Response, declaredLength: number | undefined): Promise<boolean> {
     const reader = response.body!.getReader();
     const version = exchange.head.minorVersion;
+    // A body that fails while its last piece waits for the client (an answer cut to make room) cuts the connection then, not at the client's next read.
+    const failed = reader.closed.then(
+      () => new Promise<void>(() => {}),
+      () => {},
+    );
     try {
       const first = await reader.read();
       const second = first.done ? first : await reader.read();
@@ -524,7 +529,7 @@ export class Http1Connection {
         sent += data.byteLength;
         if (declaredLength !== undefined && sent > declaredLength) return false;
         const ready = chunked ? this.writeChunk(data) : this.write(data);
-        if (!ready) await this.writable();
+        if (!ready) await Promise.race([this.writable(), failed]);
         next = next === first ? second : await reader.read();
         if (next.done) break;
       }

@@ -265,6 +265,26 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     expect(client.state.data.length).toBeLessThan(100_000);
   });
 
+  test("when an answer's body fails while the server waits for a client that reads nothing, then the connection is cut then, while the client still reads nothing", async () => {
+    let fail: (reason: Error) => void = () => {};
+    const endless = new ReadableStream<Uint8Array>({
+      start: (controller) => void (fail = (reason) => controller.error(reason)),
+      pull: (controller) => controller.enqueue(new Uint8Array(1024 * 1024).fill(99)),
+    });
+    const port = serve(() => new Response(endless));
+    const client = connect(port);
+    client.socket.pause();
+    await client.write("GET /endless HTTP/1.1\r\nHost: x\r\n\r\n");
+    // Long enough for the sockets' buffers to fill and the server to wait for the client.
+    await Bun.sleep(500);
+    fail(new Error("gave way"));
+    await Bun.sleep(100);
+    // The client still reads nothing; writing to a connection the server has cut is what tells it so.
+    await new Promise((resolve) => client.socket.write("GET /next HTTP/1.1\r\nHost: x\r\n\r\n", resolve));
+    await Bun.sleep(100);
+    expect(client.state.reset).toBe(true);
+  });
+
   test("when HTTP/1.0 is spoken, then the connection closes after the answer unless keep-alive was asked", async () => {
     const port = serve(echoPath);
     const closing = connect(port);

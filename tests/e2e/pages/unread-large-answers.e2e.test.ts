@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eventually } from "../../harness/eventually";
+import { apiClient, type Call } from "../../harness/http";
+import { portOf, rawConnection, type RawConnection } from "../../harness/raw-http";
+import { startSystem, type TestSystem } from "../../harness/system";
+import { seedTenant } from "../../harness/tenant";
+import { PAGES, createPage } from "./pages-client";
+
+const MiB = 1024 * 1024;
+
+/**
+ * The pages service makes large answers within a budget of 32 MiB, half of it
+ * at most for one workspace. Two workspaces whose clients ask for a list of
+ * 15 MiB each and read none of it would hold nearly all of it for as long as
+ * their connections stay open; an answer whose client has taken nothing for a
+ * second gives way instead, when another workspace's answer needs its room.
+ * A system of its own: the budget is the whole pages process's.
+ */
+let system: TestSystem;
+beforeAll(async () => {
+  system = await startSystem();
+});
+afterAll(() => system?.stop());
+
+async function workspaceClient(): Promise<{ key: string; call: Call }> {
+  const key = await (await seedTenant(system)).key();
+  return { key, call: apiClient(system.baseUrl, key) };
+}
+
+const open: RawConnection[] = [];
+
+/** Asks for a list on a raw connection whose client then reads nothing of it. */
+async function askAndReadNothing(key: string): Promise<RawConnection> {
+  const connection = rawConnection(portOf(system.baseUrl));
+  open.push(connection);
+  connection.socket.pause();
+  await connection.write(`GET ${PAGES}?per_page=2 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+  return connection;
+}
+
+describe("large answers whose clients read none of them", () => {
+  test("when two workspaces' 15 MiB lists go unread, then a third workspace's 8 MiB page is still served, and each unread answer is either cut or whole", async () => {
+    const [a, b, c] = [await workspaceClient(), await workspaceClient(), await workspaceClient()];
+    const half = "x".repeat(7.5 * MiB);
+    for (const { call } of [a, b]) for (const title of ["one", "two"]) await createPage(call, { title, content: half });
+    const page = await createPage(c.call, { title: "eight", content: "y".repeat(8 * MiB) });
+    try {
+      const unread = [await askAndReadNothing(a.key), await askAndReadNothing(b.key)];
+      // Both lists are being answered before the third workspace asks (no answer of theirs can be read to tell).
+      await Bun.sleep(1000);
+      const read = await eventually(
+        () => c.call("GET", `${PAGES}/${page.id}`),
+        (answer) => answer.status === 200,
+        8000,
+      );
+      expect(read.status).toBe(200);
+      expect(read.body.content.length).toBe(8 * MiB);
+      // Reading at last, each unread list's client gets either its whole answer (it went out meanwhile)
+      // or a connection cut before the answer's end (it gave way): never a cut answer ended as whole.
+      for (const connection of unread) {
+        connection.socket.resume();
+        const [answer] = await connection.responses(1, 10_000);
+        if (answer === undefined) {
+          await connection.closed;
+          continue;
+        }
+        expect(answer.status).toBe(200);
+        expect(answer.body.data.map((listed: { content: string }) => listed.content.length)).toEqual([half.length, half.length]);
+      }
+    } finally {
+      while (open.length) open.pop()!.close();
+    }
+  }, 60_000);
+});
