@@ -10,6 +10,7 @@ import { adminDocumentationRoutes } from "./admin/openapi";
 import { withCors, type CorsOrigins } from "./cors";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
 import { answeringHead } from "./public/head-requests";
+import type { DocumentationAnswers } from "./openapi";
 
 export interface GatewayDeps {
   publicRequests: PublicRequestDeps;
@@ -23,8 +24,8 @@ export interface GatewayDeps {
   readiness: Record<string, ReadinessCheck>;
   isDraining: () => boolean;
   logger: Logger;
-  /** Routes the public app serves before authentication (the OpenAPI document and docs page). */
-  documentation?: Elysia;
+  /** Answers the public port gives before authentication (the OpenAPI document and docs page). */
+  documentation?: DocumentationAnswers;
   /** Served at `GET /metrics` on the internal app only. */
   metrics?: MetricsRegistry;
   /** Told every /readyz answer, for the readiness metrics. */
@@ -33,7 +34,7 @@ export interface GatewayDeps {
   cors?: CorsOrigins;
 }
 
-/** The first path segments of the public operations; everything else on the public port is Elysia's (probes, documentation) or a 404. */
+/** The first path segments of the public operations; everything else on the public port is the documentation, Elysia's (probes) or a 404. */
 const API_PREFIXES = [...new Set(PUBLIC_OPERATION_LIST.map((operation) => operation.path.slice(0, operation.path.indexOf("/", 1) + 1)))];
 
 /** Whether a request URL (absolute, as runtimes build it) is under an API prefix, read without parsing the whole URL. */
@@ -57,7 +58,6 @@ export function createApp(deps: GatewayDeps) {
   const publicApp = new Elysia()
     .use(errorHandler({ validationCode: "validation_error", logger: deps.logger }))
     .use(health)
-    .use(deps.documentation ?? new Elysia())
     .all("/*", ({ request }) => handlePublicRequest(request, clientAddressOf(request)));
 
   const adminAuth = (adminToken: string) => ({ adminToken, failures: deps.adminAuthFailures, clientAddressOf, onFailure: deps.onAdminAuthFailure });
@@ -84,6 +84,8 @@ export function createApp(deps: GatewayDeps) {
       if (isApiPath(request.url)) {
         return handlePublicRequest(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
       }
+      const documentation = deps.documentation?.(request);
+      if (documentation) return documentation;
       const fetchRequest = routableByElysia(toFetchRequest(request));
       remember(fetchRequest, peer);
       return publicApp.handle(fetchRequest);

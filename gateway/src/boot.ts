@@ -1,7 +1,7 @@
 import { Cluster, Redis } from "ioredis";
 import { createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
 import { createApp } from "./app";
-import { documentationRoutes } from "./openapi";
+import { documentationAnswers } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
 import { createMemoryEpochs, createRedisEpochs, gatedEpochs, type CredentialEpochs } from "./auth/credential-epochs";
 import { createEpochPropagation } from "./auth/epoch-propagation";
@@ -180,7 +180,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
     },
     isDraining: () => draining,
     logger,
-    documentation: documentationRoutes(),
+    documentation: documentationAnswers(),
     metrics: metrics.registry,
     onReadiness: metrics.onReadiness,
     cors: config.corsOrigins,

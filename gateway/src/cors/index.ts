@@ -1,4 +1,4 @@
-import { ConfigError, REQUEST_ID_HEADER, requestIdOf, toResponse, type Answer, type IncomingRequest } from "@ws/shared";
+import { ConfigError, PlainAnswer, REQUEST_ID_HEADER, requestIdOf, type Answer, type IncomingRequest } from "@ws/shared";
 
 /** Which browser origins may call the API: none (the default), every one, or the listed ones. */
 export type CorsOrigins = { kind: "none" } | { kind: "any" } | { kind: "list"; origins: Set<string> };
@@ -68,15 +68,18 @@ export function withCors<Rest extends unknown[]>(origins: CorsOrigins, fetch: (r
     }
     return new Response(null, { status: 204, headers });
   };
-  const decorated = async (request: IncomingRequest, origin: string | null, rest: Rest): Promise<Response> => {
-    const response = toResponse(await fetch(request, ...rest));
-    const headers = new Headers(response.headers);
-    headers.append("vary", "Origin");
+  const decorated = async (request: IncomingRequest, origin: string | null, rest: Rest): Promise<Answer> => {
+    const answer = await fetch(request, ...rest);
+    // A plain answer stays one: its body goes out as it is, with no Response (and no copy of it) made.
+    const headers = answer instanceof PlainAnswer ? answer.headers : new Headers(answer.headers);
+    if (headers instanceof Headers) headers.append("vary", "Origin");
+    else headers.fields.push(["vary", "Origin"]);
     if (origin && allows(origins, origin)) {
       headers.set("access-control-allow-origin", origins.kind === "any" ? "*" : origin);
       headers.set("access-control-expose-headers", EXPOSED_HEADERS.join(", "));
     }
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    if (answer instanceof PlainAnswer) return answer;
+    return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: headers as Headers });
   };
   // Not an async function itself: with no origin allowed, an API request goes straight through.
   return (request: IncomingRequest, ...rest: Rest): Promise<Answer> => {

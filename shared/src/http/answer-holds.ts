@@ -162,6 +162,17 @@ export function bytesReleasedWhenSent(body: Uint8Array | null, init: { status: n
     hold.release();
     return new Response(body as BodyInit, { status: init.status, headers });
   }
+  return new Response(bytesInSlices(body, hold), { status: init.status, headers });
+}
+
+const NOTHING_HELD: AnswerHold = { release: () => {} };
+
+/**
+ * A body already in memory as a stream of slices of it (views, not copies):
+ * given to a runtime that copies what it is handed, a client that reads none
+ * of it keeps one slice in memory, not the whole body.
+ */
+export function bytesInSlices(body: Uint8Array, hold: AnswerHold = NOTHING_HELD): ReadableStream<Uint8Array> {
   let handedOut = false;
   const source: AnswerSource = {
     next: async () => {
@@ -172,5 +183,5 @@ export function bytesReleasedWhenSent(body: Uint8Array | null, init: { status: n
     ended: () => handedOut,
     cancel: () => {},
   };
-  return new Response(sentInSlices(source, hold), { status: init.status, headers });
+  return sentInSlices(source, hold);
 }

@@ -6,7 +6,7 @@
  * that a URL parser would still rewrite (dot segments, say) is taken as sent,
  * and so matches no token.
  */
-export function requestPath(request: Request): string {
+export function requestPath(request: { readonly url: string }): string {
   const url = request.url;
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";

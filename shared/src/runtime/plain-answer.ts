@@ -1,3 +1,5 @@
+import { ANSWER_SLICE_BYTES, bytesInSlices } from "../http/answer-holds";
+
 /** Statuses whose answer never has a body (fetch refuses a `Response` with one). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -48,7 +50,9 @@ export class PlainAnswer {
   toResponse(): Response {
     if (NULL_BODY_STATUSES.has(this.status)) return new Response(null, { status: this.status, headers: this.headers.fields });
     const body = this.body ?? new Uint8Array(0);
-    return new Response(body, { status: this.status, headers: [...this.headers.fields, ["content-length", String(body.byteLength)]] });
+    const headers: [string, string][] = [...this.headers.fields, ["content-length", String(body.byteLength)]];
+    // A long body may be one many answers share (the documentation): a Response of it would be a copy each.
+    return new Response(body.byteLength > ANSWER_SLICE_BYTES ? bytesInSlices(body) : body, { status: this.status, headers });
   }
 }
 

@@ -150,3 +150,33 @@ describe("request bodies in transit are bounded, and past the bound refused inst
     expect((await eventually(() => smallPut(a), (answer) => answer.status === 200)).status).toBe(200);
   });
 });
+
+describe("documentation asked for by clients that read none of it", () => {
+  test("when 300 connections each ask for the 1.7 MB Swagger bundle four times and read nothing, then the gateway holds no copy of it per connection", async () => {
+    const bundle = "/docs/assets/swagger-ui-bundle.js";
+    const first = await fetch(`${system.baseUrl}${bundle}`);
+    const size = (await first.arrayBuffer()).byteLength;
+    expect(first.status).toBe(200);
+    expect(size).toBeGreaterThan(1_000_000);
+    const before = await metric(system.adminUrl, "process_resident_memory_bytes");
+    const connections = 300;
+    try {
+      for (let index = 0; index < connections; index++) {
+        const connection = rawConnection(portOf(system.baseUrl));
+        open.push(connection);
+        connection.socket.pause();
+        await connection.write(`GET ${bundle} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(4));
+      }
+      // Every connection's first answer is made and waits for its client.
+      await Bun.sleep(2000);
+      const grown = (await metric(system.adminUrl, "process_resident_memory_bytes")) - before;
+      console.log(`gateway resident memory: +${(grown / MiB).toFixed(1)} MiB for ${connections} connections, the bundle ${(size / MiB).toFixed(2)} MiB`);
+      // A copy each would be 300 × 1.7 MB at least; what is held is the connections themselves.
+      expect(grown).toBeLessThan((connections * size) / 10);
+      const other = await fetch(`${system.baseUrl}/openapi.json`);
+      expect(other.status).toBe(200);
+    } finally {
+      closeAll();
+    }
+  }, 60_000);
+});

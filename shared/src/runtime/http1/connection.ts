@@ -455,13 +455,18 @@ export class Http1Connection {
     this.pump();
   }
 
-  /** A plain answer, its body whole: head and body in one write, as a Response's whole body goes. */
+  /** A plain answer, its body whole: head and body in one write, as a Response's whole body goes (a long body in one of its own). */
   private sendPlain(exchange: Exchange, answer: PlainAnswer): boolean {
     const head = exchange.head;
     const length = answer.body?.byteLength ?? 0;
     const options = { version: head.minorVersion, closing: this.closeAfter };
     if (head.method === "HEAD" || answer.status === 204 || answer.status === 304) {
       this.write(responseHead(answer, { ...options, length: head.method === "HEAD" ? length : undefined }));
+    } else if (length > WHOLE_BODY_MAX_BYTES) {
+      // A long body goes in a write of its own: what the socket does not take yet waits as a view of the
+      // answer's own bytes, not a copy (a body served to many clients that read none of it is held once).
+      this.write(responseHead(answer, { ...options, length }));
+      this.write(answer.body!);
     } else {
       this.write(responseHead(answer, { ...options, length }, answer.body ?? undefined));
     }
