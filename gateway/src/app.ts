@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
-import { errorHandler, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, routableByElysia, toFetchRequest, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { errorHandler, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
 import { resolveClientAddress } from "./client-address/client-address";
 import type { TrustedProxies } from "./client-address/trusted-proxies";
 import type { AuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
-import { adminDocumentationRoutes } from "./admin/openapi";
+import { adminDocumentation } from "./admin/openapi";
 import { withCors, type CorsOrigins } from "./cors";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
 import { answeringHead } from "./public/head-requests";
@@ -66,9 +66,9 @@ export function createApp(deps: GatewayDeps) {
     .use(jsonBodies())
     .use(health)
     .get("/metrics", () => (deps.metrics ? deps.metrics.response() : new Response("", { status: 404 })))
-    // The documentation before the management routes, whose admin-token check applies to what is mounted after it.
-    .use(deps.adminToken ? adminDocumentationRoutes(() => adminRoutes(deps.admin, adminAuth(deps.adminToken!))) : new Elysia())
     .use(deps.adminToken ? adminRoutes(deps.admin, adminAuth(deps.adminToken)) : new Elysia());
+  // Answered before the management routes, whose admin-token check would apply to them.
+  const adminDocs = deps.adminToken ? adminDocumentation(() => adminRoutes(deps.admin, adminAuth(deps.adminToken!))) : undefined;
 
   const remember = (request: Request, peer: string | undefined) => {
     clientAddresses.set(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
@@ -97,8 +97,11 @@ export function createApp(deps: GatewayDeps) {
     adminApp,
     /** Handlers that remember the client address, from the peer the runtime reported. */
     publicIncoming: (request: IncomingRequest, peer?: string) => servePublic(request, peer),
-    adminFetch: (request: Request, peer?: string) => {
-      const routable = routableByElysia(request);
+    /** The internal port: the management documentation, else the management app. */
+    adminIncoming: (request: IncomingRequest, peer?: string): Promise<Answer> => {
+      const documentation = adminDocs?.(request);
+      if (documentation) return documentation;
+      const routable = routableByElysia(toFetchRequest(request));
       remember(routable, peer);
       return adminApp.handle(routable);
     },

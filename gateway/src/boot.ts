@@ -1,7 +1,7 @@
 import { Cluster, Redis } from "ioredis";
 import { createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
 import { createApp } from "./app";
-import { documentationAnswers } from "./openapi";
+import { publicDocumentation } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
 import { createMemoryEpochs, createRedisEpochs, gatedEpochs, type CredentialEpochs } from "./auth/credential-epochs";
 import { createEpochPropagation } from "./auth/epoch-propagation";
@@ -180,7 +180,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
     },
     isDraining: () => draining,
     logger,
-    documentation: documentationAnswers(),
+    documentation: publicDocumentation(),
     metrics: metrics.registry,
     onReadiness: metrics.onReadiness,
     cors: config.corsOrigins,
@@ -193,7 +193,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
     shutdownGraceMs: config.shutdownGraceMs,
     listeners: [
       { name: "public", port: config.port, hostname: config.host, incoming: app.publicIncoming },
-      { name: "internal", port: config.adminPort, hostname: config.adminHost, fetch: app.adminFetch },
+      { name: "internal", port: config.adminPort, hostname: config.adminHost, incoming: app.adminIncoming },
     ],
     beginDrain: () => {
       draining = true;

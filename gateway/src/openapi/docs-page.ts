@@ -71,8 +71,6 @@ export function docsPage(title: string, assetsPath: string): string {
 `;
 }
 
-export const DOCS_INITIALIZER = docsInitializer("/openapi.json");
-export const DOCS_PAGE = docsPage("Workspace API documentation", "/docs/assets");
 
 /** Everything the page loads comes from this origin; Swagger UI sets inline styles and data: images. */
 export const DOCS_CONTENT_SECURITY_POLICY =

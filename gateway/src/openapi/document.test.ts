@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { validate } from "@readme/openapi-parser";
 import { PUBLIC_OPERATION_LIST, PlainAnswer, toResponse } from "@ws/shared";
-import { documentationAnswers } from ".";
+import { publicDocumentation } from ".";
 import { DOCS_ASSETS } from "./docs-page";
 import { buildOpenApiDocument, openApiPath } from "./document";
 
@@ -33,7 +33,7 @@ describe("the OpenAPI document", () => {
 });
 
 describe("the documentation routes", () => {
-  const answers = documentationAnswers();
+  const answers = publicDocumentation();
   const app = { handle: async (request: Request) => toResponse((await answers(request)) ?? new PlainAnswer(404, [], null)) };
 
   test("when /docs is fetched, then the page loads only same-origin assets", async () => {
