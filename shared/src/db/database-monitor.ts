@@ -40,7 +40,16 @@ export function healingPool(options: {
   const open = () => options.open(() => void probeNow());
   let current = open();
   let connectionsLost = false;
-  const probe = options.probe(() => (connectionsLost = true));
+  const openProbe = () => options.probe(() => (connectionsLost = true));
+  let probe = openProbe();
+  // The probe's own connection can be left never writing again too (terminated with its query pending):
+  // a probe that failed, or got no answer, is made anew, so the next one cannot wait on a stuck connection.
+  const renewProbe = () => {
+    const old = probe;
+    probe = openProbe();
+    connectionsLost = true;
+    old.end({ timeout: 0 }).catch(() => {});
+  };
   let up = true;
   let stopped = false;
   let probing = false;
@@ -79,6 +88,7 @@ export function healingPool(options: {
     } catch (error) {
       // A slow answer on a live connection is load, not an outage: only a failure to reach PostgreSQL counts.
       if (databaseFailure(error)) markDown(error);
+      renewProbe();
     } finally {
       clearTimeout(timeout);
       probing = false;

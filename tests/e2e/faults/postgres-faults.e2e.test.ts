@@ -102,4 +102,31 @@ describe.skipIf(!canRunThrowawayPostgres)("PostgreSQL faults during creates and 
     expect(after.every((r) => r.status === 200 || r.status === 201)).toBe(true);
     await expectNoBrokenPromises(records);
   });
+
+  test("when every connection to PostgreSQL is terminated again and again under load, then every process serves every request again within 5 s of the last", async () => {
+    const admin = postgres(database!.url, { max: 1, onnotice: () => {} });
+    let done = false;
+    const load = createAndUpdate(call, { workers: 6, stop: () => done });
+    try {
+      for (let round = 0; round < 8; round++) {
+        await sleep(150 + 50 * (round % 3));
+        await admin`select pg_terminate_backend(pid) from pg_stat_activity where pid <> pg_backend_pid() and backend_type = 'client backend'`;
+      }
+      const lastAt = Date.now();
+      await sleep(5000);
+      const servedFrom = Date.now();
+      await sleep(1500);
+      done = true;
+      const records = await load;
+      const after = records.filter((r) => r.startedAt >= servedFrom);
+      console.log(`${summary("backends terminated", records)}; from 5 s after the last: ${JSON.stringify(countByStatus(after))} (${servedFrom - lastAt} ms)`);
+      expect(after.length).toBeGreaterThan(0);
+      expect(countByStatus(after)).toEqual(countByStatus(after.filter((r) => r.status === 200 || r.status === 201)));
+      await expectNoBrokenPromises(records);
+    } finally {
+      done = true;
+      await load;
+      await admin.end();
+    }
+  }, 60_000);
 });
