@@ -1,10 +1,12 @@
 import { watchDeadline } from "../http/deadline-watch";
+import { BodyIdleWatch } from "./body-idle-watch";
 import { HOP_ANSWER_HEADERS, upstreamTimeout, WHOLE_ANSWER_MAX_BYTES, type SendUpstream } from "./upstream";
 
 /** The hop sent with the runtime's fetch. */
 export const fetchUpstream: SendUpstream = async (request) => {
   // One shared timer for every request's timeout instead of a timer each (AbortSignal.timeout) left running after the answer.
   const controller = new AbortController();
+  const budgetMs = request.deadline - performance.now();
   const unwatch = watchDeadline(request.deadline, () => controller.abort(upstreamTimeout()));
   try {
     const answer = await fetch(request.origin + request.pathAndQuery, {
@@ -21,8 +23,10 @@ export const fetchUpstream: SendUpstream = async (request) => {
       if (!HOP_ANSWER_HEADERS.has(name) && name !== "content-encoding") headers.push([name, value]);
     });
     const length = answer.headers.has("content-encoding") ? null : answer.headers.get("content-length");
-    // Streamed: the timer stays armed until the deadline, aborting a body still running by then.
-    if (length === null || Number(length) > WHOLE_ANSWER_MAX_BYTES) return { status: answer.status, headers, body: answer.body };
+    if (answer.body && (length === null || Number(length) > WHOLE_ANSWER_MAX_BYTES)) {
+      unwatch();
+      return { status: answer.status, headers, body: idleLimited(answer.body, budgetMs, () => controller.abort(upstreamTimeout())) };
+    }
     const body = await answer.bytes();
     unwatch();
     return { status: answer.status, headers, body };
@@ -31,3 +35,34 @@ export const fetchUpstream: SendUpstream = async (request) => {
     throw error;
   }
 };
+
+/** The body, read at its reader's pace, failing (by `abort`) once the service has sent nothing of it for `idleMs` while it was asked for. */
+function idleLimited(body: ReadableStream<Uint8Array>, idleMs: number, abort: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const idle = new BodyIdleWatch(idleMs, abort);
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        idle.waiting();
+        try {
+          const read = await reader.read();
+          idle.satisfied();
+          if (read.done) {
+            idle.stop();
+            controller.close();
+          } else {
+            controller.enqueue(read.value);
+          }
+        } catch (error) {
+          idle.stop();
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        idle.stop();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

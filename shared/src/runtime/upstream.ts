@@ -14,9 +14,11 @@ export interface UpstreamRequest {
   headers: [string, string][];
   body: ReadableStream<Uint8Array> | Uint8Array | null;
   /**
-   * The performance.now() instant by which the answer must have come (a
-   * streamed body: by which it must have ended), or the request fails with
-   * upstreamTimeout().
+   * The performance.now() instant by which the answer must have come (its
+   * head, and a body read whole), or the request fails with upstreamTimeout().
+   * A streamed body is read at its reader's pace: it fails with
+   * upstreamTimeout() only when the service sends nothing of it, for as long
+   * as it had to answer, while it is asked for (body-idle-watch.ts).
    */
   deadline: number;
 }

@@ -4,6 +4,7 @@ import type { Wire } from "./connection";
 import { chunkOf, EMPTY, HEAD_END, headWithBody, LAST_CHUNK } from "./fields";
 import { Outgoing } from "./outgoing";
 import type { HopDeadline } from "./hop-deadline";
+import { BodyIdleWatch } from "../body-idle-watch";
 import { readResponseHead, type AnswerFraming } from "./response-head-reader";
 
 /** What the client needs from the runtime's socket. */
@@ -59,6 +60,10 @@ interface Exchange {
   controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   requestSent: boolean;
   bodyReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /** What the service had to answer in: once a streamed answer's head came, the most its body may keep the gateway waiting. */
+  budgetMs: number;
+  /** A streamed body's wait for the service (the deadline is over once its head came). */
+  idle: BodyIdleWatch | undefined;
 }
 
 /**
@@ -111,6 +116,8 @@ export class ClientConnection implements SocketEvents {
         controller: undefined,
         requestSent: false,
         bodyReader: undefined,
+        budgetMs: request.deadline - performance.now(),
+        idle: undefined,
       };
       if (deadline.expired) return reject(upstreamTimeout());
       // Closed by its service between being taken from the pool and now.
@@ -252,6 +259,7 @@ export class ClientConnection implements SocketEvents {
           exchange.controller = controller;
         },
         pull: () => {
+          exchange.idle?.waiting();
           if (this.paused && this.current === exchange) {
             this.paused = false;
             this.wire.resume();
@@ -260,11 +268,15 @@ export class ClientConnection implements SocketEvents {
         // Nobody reads the rest: where it ends can only be learnt by reading it, so the connection goes.
         cancel: () => {
           exchange.controller = undefined;
+          exchange.idle?.stop();
           if (this.current === exchange) this.destroy();
         },
       },
       { highWaterMark: HELD_ANSWER_BYTES, size: (chunk) => chunk!.byteLength },
     );
+    // From here the body is read at its reader's pace: only the service's own silence fails it.
+    exchange.deadline.end();
+    exchange.idle = new BodyIdleWatch(exchange.budgetMs, () => this.fail(exchange, upstreamTimeout()));
     exchange.settled = true;
     exchange.resolve({ status, headers, body });
   }
@@ -283,9 +295,14 @@ export class ClientConnection implements SocketEvents {
     this.buffer = consumed === this.buffer.length ? EMPTY : this.buffer.subarray(consumed);
     const done = framing.kind === "chunked" ? exchange.chunked!.done : framing.kind === "length" && exchange.remaining === 0;
     if (done) return this.answerEnded(exchange);
-    if ((controller.desiredSize ?? 1) <= 0 && !this.paused) {
-      this.paused = true;
-      this.wire.pause();
+    if ((controller.desiredSize ?? 1) <= 0) {
+      exchange.idle!.satisfied();
+      if (!this.paused) {
+        this.paused = true;
+        this.wire.pause();
+      }
+    } else if (consumed > 0) {
+      exchange.idle!.progressed();
     }
   }
 
@@ -301,6 +318,7 @@ export class ClientConnection implements SocketEvents {
     exchange.controller = undefined;
     controller?.close();
     exchange.deadline.end();
+    exchange.idle?.stop();
     // The service answered without waiting for the whole body: the rest is not worth sending, and the connection goes with it.
     if (!exchange.requestSent) return this.fail(exchange, new AnswerLost("The service answered before the request body was sent.", false));
     this.release(exchange);
@@ -323,6 +341,7 @@ export class ClientConnection implements SocketEvents {
   private fail(exchange: Exchange, error: unknown): void {
     if (this.current !== exchange) return;
     this.current = undefined;
+    exchange.idle?.stop();
     if (exchange.settled) exchange.deadline.end();
     else {
       exchange.settled = true;
