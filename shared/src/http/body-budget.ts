@@ -69,6 +69,14 @@ export interface BodyBudgetLimits {
    * fill the budget against a newcomer: set it to the largest single take.
    */
   keepFreeForNewHolders?: number;
+  /**
+   * How long a holder refused for the total keeps its place (absent: none):
+   * meanwhile holders asking after it take room only beside what it asked for,
+   * so its retry finds it. Without it, holders asking again and again (a new
+   * answer each time the last was given up) take any room that frees before
+   * the one refused retries.
+   */
+  placeKeptMs?: number;
 }
 
 export interface BudgetItems {
@@ -90,6 +98,20 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
       details: { reason: items.reason },
     });
   let total = 0;
+  /** Holders refused for the total, in the order they were first refused: what each asked for, and until when its place is kept. */
+  const places = new Map<string, { bytes: number; until: number }>();
+  /** Room the places of holders refused before `holder` keep (all places, for a holder with none). */
+  const keptAhead = (holder: string | undefined): number => {
+    if (places.size === 0) return 0;
+    const now = Date.now();
+    let kept = 0;
+    for (const [placeHolder, place] of places) {
+      if (place.until < now) places.delete(placeHolder);
+      else if (placeHolder === holder) break;
+      else kept += place.bytes;
+    }
+    return kept;
+  };
   /** Leases whose bytes are on their way out, each with its answer. */
   const sending = new Map<object, AnswerInTransit>();
   /** Cuts the answers stalled longest (past STALLED_ANSWER_GIVES_WAY_MS) until `bytes` fit the total; false if they still do not. */
@@ -140,9 +162,17 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (keyHeld > 0 && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
             throw overShare(limits.holder ?? "key", items);
           }
-          if (total + bytes > limits.totalBytes && !makeRoom(bytes)) {
+          const ahead = limits.placeKeptMs === undefined ? 0 : keptAhead(key);
+          if (total + bytes + ahead > limits.totalBytes && !makeRoom(bytes + ahead)) {
+            if (key !== undefined && limits.placeKeptMs !== undefined) {
+              const place = places.get(key);
+              // A holder refused again keeps its first place in line.
+              if (place) Object.assign(place, { bytes: Math.max(place.bytes, bytes), until: Date.now() + limits.placeKeptMs });
+              else places.set(key, { bytes, until: Date.now() + limits.placeKeptMs });
+            }
             throw overTotal(items);
           }
+          if (key !== undefined) places.delete(key);
           count(bytes);
         },
         hold(bytes) {

@@ -71,4 +71,48 @@ describe("large answers whose clients read none of them", () => {
       while (open.length) open.pop()!.close();
     }
   }, 60_000);
+
+  test("when two workspaces give up their unread 15 MiB lists and ask again every 0.8 s, then a third workspace retrying after Retry-After still reads its 8 MiB page", async () => {
+    const [a, b, c] = [await workspaceClient(), await workspaceClient(), await workspaceClient()];
+    const half = "x".repeat(7.5 * MiB);
+    for (const { call } of [a, b]) for (const title of ["one", "two"]) await createPage(call, { title, content: half });
+    const page = await createPage(c.call, { title: "eight", content: "y".repeat(8 * MiB) });
+    let attacking = true;
+    // Each asks, reads nothing, and gives up 0.8 s later to ask again; the second 0.4 s after the first.
+    const renew = async (key: string, offsetMs: number) => {
+      await Bun.sleep(offsetMs);
+      while (attacking) {
+        const connection = await askAndReadNothing(key);
+        await Bun.sleep(800);
+        connection.close();
+      }
+    };
+    const attackers = [renew(a.key, 0), renew(b.key, 400)];
+    try {
+      await Bun.sleep(1000);
+      const reads: number[][] = [];
+      for (let read = 0; read < 4; read++) {
+        // A client that retries what it is told to retry: 503 with Retry-After: 1, up to four times.
+        const statuses: number[] = [];
+        for (let attempt = 0; attempt < 4; attempt++) {
+          const answer = await c.call("GET", `${PAGES}/${page.id}`);
+          statuses.push(answer.status);
+          if (answer.status === 200) {
+            expect(answer.body.content.length).toBe(8 * MiB);
+            break;
+          }
+          expect(answer.status).toBe(503);
+          expect(answer.headers.get("retry-after")).toBe("1");
+          await Bun.sleep(1000);
+        }
+        reads.push(statuses);
+      }
+      console.log(`third workspace's reads, by attempt: ${JSON.stringify(reads)}`);
+      expect(reads.map((statuses) => statuses.at(-1))).toEqual([200, 200, 200, 200]);
+    } finally {
+      attacking = false;
+      await Promise.all(attackers);
+      while (open.length) open.pop()!.close();
+    }
+  }, 90_000);
 });
