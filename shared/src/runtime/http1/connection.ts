@@ -127,6 +127,11 @@ export class Http1Connection {
     return this.exchange === undefined && this.buffer.length === 0;
   }
 
+  /** Idle, with no answer waiting for its client and no head begun: closing it loses nothing of ours. */
+  get waitingForNothing(): boolean {
+    return this.idle && this.stalledSince === undefined && this.headStartedAt === undefined;
+  }
+
   onData(chunk: Buffer): void {
     this.lastActivity = Date.now();
     if (this.ending || this.closed) return;

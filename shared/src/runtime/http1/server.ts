@@ -106,7 +106,7 @@ export class Http1Server {
     let stalled: Http1Connection | undefined;
     for (const connection of this.connections) {
       if (connection === newcomer || connection.closing) continue;
-      if (connection.idle && connection.stalledSince === undefined && connection.headStartedAt === undefined) {
+      if (connection.waitingForNothing) {
         if (!connection.hasAnswered) {
           this.connections.delete(connection);
           return connection.terminate();
