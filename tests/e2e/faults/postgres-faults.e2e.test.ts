@@ -129,4 +129,42 @@ describe.skipIf(!canRunThrowawayPostgres)("PostgreSQL faults during creates and 
       await admin.end();
     }
   }, 60_000);
+
+  test("when another client holds every PostgreSQL connection and the processes' own are terminated, then requests fail fast with 503, and once the connections are given back every request is served within 5 s", async () => {
+    const admin = postgres(database!.url, { max: 1, onnotice: () => {}, connection: { application_name: "fault-admin" } });
+    const hog = postgres(database!.url, { max: 500, onnotice: () => {}, connection: { application_name: "fault-hog" } });
+    let done = false;
+    const load = createAndUpdate(call, { workers: 6, stop: () => done });
+    try {
+      await admin`select 1`;
+      await sleep(500);
+      // Every connection the server has left (superuser slots too), until it refuses more.
+      const held = await Promise.allSettled(Array.from({ length: 500 }, () => hog.reserve()));
+      expect(held.some((attempt) => attempt.status === "rejected")).toBe(true);
+      await admin`select pg_terminate_backend(pid) from pg_stat_activity where pid <> pg_backend_pid() and backend_type = 'client backend' and application_name not in ('fault-admin', 'fault-hog')`;
+      const exhaustedAt = Date.now();
+      await sleep(2000);
+      const givenBackAt = Date.now();
+      for (const attempt of held) if (attempt.status === "fulfilled") attempt.value.release();
+      await hog.end({ timeout: 1 });
+      await sleep(5000);
+      const servedFrom = Date.now();
+      await sleep(1500);
+      done = true;
+      const records = await load;
+      const whileHeld = records.filter((r) => r.startedAt >= exhaustedAt + 500 && r.startedAt < givenBackAt);
+      const after = records.filter((r) => r.startedAt >= servedFrom);
+      console.log(`${summary("connections held", records)}; while held ${JSON.stringify(countByStatus(whileHeld))}, max ${Math.round(Math.max(...whileHeld.map((r) => r.ms)))} ms; 5 s after ${JSON.stringify(countByStatus(after))}`);
+      expect(whileHeld.length).toBeGreaterThan(0);
+      expect(whileHeld.every((r) => r.status === 503)).toBe(true);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.every((r) => r.status === 200 || r.status === 201)).toBe(true);
+      await expectNoBrokenPromises(records);
+    } finally {
+      done = true;
+      await load;
+      await hog.end({ timeout: 1 }).catch(() => {});
+      await admin.end();
+    }
+  }, 60_000);
 });
