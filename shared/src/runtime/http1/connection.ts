@@ -15,6 +15,9 @@ export interface Wire {
   write(data: Uint8Array): number;
   /** Half-closes (shutdown(2) of the write side): reading goes on until the peer closes, then the socket closes. */
   shutdown(): void;
+  /** Closes the socket: what the kernel still holds for the peer goes on to it (unless input came that was never read). */
+  end(): void;
+  /** Cuts the connection (a reset): what the kernel still holds for the peer is lost. */
   terminate(): void;
   pause(): void;
   resume(): void;
@@ -153,7 +156,11 @@ export class Http1Connection {
   /** The peer sent FIN: the requests it sent whole are still answered, then the connection closes. */
   onEnd(): void {
     this.peerEnded = true;
-    if (this.ending) return this.wire.terminate();
+    if (this.ending) {
+      // Both sides are done; an answer still in the kernel's buffers goes on to the client.
+      if (this.endedAt !== undefined) this.wire.end();
+      return;
+    }
     this.pump();
   }
 
@@ -169,6 +176,11 @@ export class Http1Connection {
 
   terminate(): void {
     this.wire.terminate();
+  }
+
+  /** Stops reading and closes: an answer the kernel still holds for a client that reads slowly is not cut. */
+  close(): void {
+    this.wire.end();
   }
 
   /** The server has as many connections as it keeps, all of them busy: this new one is answered 503 and closed. */
@@ -609,7 +621,7 @@ export class Http1Connection {
     await this.writable();
     if (this.closed) return;
     this.endedAt = Date.now();
-    if (this.peerEnded) this.wire.terminate();
+    if (this.peerEnded) this.wire.end();
     else this.wire.shutdown();
   }
 }

@@ -285,6 +285,29 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     expect(client.state.reset).toBe(true);
   });
 
+  test("when a client that asked to close reads its answer more slowly than the linger time, or half-closes and reads slowly, then it still gets all of it", async () => {
+    const answer = new Uint8Array(4 * 1024 * 1024).fill(100);
+    const port = serve(() => new Response(answer, { headers: { "content-length": String(answer.length) } }), { lingerMs: 200 });
+    for (const halfCloses of [false, true]) {
+      const socket = createConnection({ port, host: "127.0.0.1", allowHalfOpen: true });
+      let received = 0;
+      let reset = false;
+      socket.on("data", (piece: Buffer) => {
+        received += piece.length;
+        // About 4 MB/s: a second or more for the answer, five times the linger time.
+        socket.pause();
+        setTimeout(() => socket.resume(), piece.length / 4000);
+      });
+      socket.on("error", () => (reset = true));
+      socket.on("end", () => socket.end());
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      socket.write(`GET /big HTTP/1.1\r\nHost: x\r\n${halfCloses ? "" : "Connection: close\r\n"}\r\n`);
+      if (halfCloses) socket.end();
+      await closed;
+      expect({ halfCloses, reset, whole: received > answer.length }).toEqual({ halfCloses, reset: false, whole: true });
+    }
+  });
+
   test("when HTTP/1.0 is spoken, then the connection closes after the answer unless keep-alive was asked", async () => {
     const port = serve(echoPath);
     const closing = connect(port);

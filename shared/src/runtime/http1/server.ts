@@ -152,7 +152,8 @@ export class Http1Server {
       if (stalled !== undefined && now - stalled > this.timeouts.idleMs) {
         connection.terminate();
       } else if (dropping !== undefined) {
-        if (now - dropping > this.timeouts.lingerMs) connection.terminate();
+        // Reading and dropping input ends; the answer, whole in the kernel's buffers, still reaches a slow reader.
+        if (now - dropping > this.timeouts.lingerMs) connection.close();
       } else if (connection.headStartedAt !== undefined && now - connection.headStartedAt > this.timeouts.headMs) {
         connection.terminate();
       } else if (connection.idle && now - connection.lastActivity > this.timeouts.idleMs) {
