@@ -97,7 +97,12 @@ describe("what an answer holds until it has gone out", () => {
   test("when the server has asked for no slice since the last one, then the answer is stalled since that slice, and no longer once it has gone out", async () => {
     let answer: AnswerInTransit | undefined;
     let released = 0;
-    const response = bytesReleasedWhenSent(new Uint8Array(2 * ANSWER_SLICE_BYTES), { status: 200, headers: {} }, { release: () => released++, sending: (sent) => (answer = sent) });
+    let abandoned = 0;
+    const response = bytesReleasedWhenSent(new Uint8Array(2 * ANSWER_SLICE_BYTES), { status: 200, headers: {} }, {
+      release: () => released++,
+      sending: (sent) => (answer = sent),
+      abandoned: () => abandoned++,
+    });
     const reader = response.body!.getReader();
     const before = Date.now();
     await reader.read();
@@ -108,20 +113,23 @@ describe("what an answer holds until it has gone out", () => {
     await reader.read();
     expect(answer!.stalledSince()).toBeUndefined();
     expect(released).toBe(1);
+    expect(abandoned).toBe(0);
   });
 
-  test("when an answer is cut, then its body fails for the server, its hold is released once, and its source is cancelled", async () => {
+  test("when an answer is cut, then its body fails for the server, its hold is told it was abandoned and released once, and its source is cancelled", async () => {
     let answer: AnswerInTransit | undefined;
     let released = 0;
     let cancelled = false;
+    let abandoned = 0;
     const source = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new Uint8Array(ANSWER_SLICE_BYTES)), cancel: () => void (cancelled = true) });
-    const response = releasedWhenSent(new Response(source), { release: () => released++, sending: (sent) => (answer = sent) });
+    const response = releasedWhenSent(new Response(source), { release: () => released++, sending: (sent) => (answer = sent), abandoned: () => abandoned++ });
     const reader = response.body!.getReader();
     expect((await reader.read()).done).toBe(false);
     answer!.cut();
     answer!.cut();
     expect(await reader.closed.then(() => "closed", () => "failed")).toBe("failed");
     expect(released).toBe(1);
+    expect(abandoned).toBe(1);
     expect(cancelled).toBe(true);
     expect(answer!.stalledSince()).toBeUndefined();
   });

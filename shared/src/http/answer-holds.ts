@@ -7,7 +7,7 @@ import type { BodyLease } from "./body-budget";
  * so such room is given back when the answer's body has been sent whole, or
  * given up on, not when the handler returns.
  */
-export type AnswerHold = Pick<BodyLease, "release"> & Partial<Pick<BodyLease, "sending">>;
+export type AnswerHold = Pick<BodyLease, "release"> & Partial<Pick<BodyLease, "sending" | "abandoned">>;
 
 const holds = new WeakMap<Request, AnswerHold[]>();
 
@@ -29,6 +29,9 @@ export function answerReleasing(request: Request, response: Response): Response 
     },
     sending: (answer) => {
       for (const hold of held) hold.sending?.(answer);
+    },
+    abandoned: () => {
+      for (const hold of held) hold.abandoned?.();
     },
   });
 }
@@ -60,8 +63,9 @@ interface AnswerSource {
 /**
  * The source's bytes as a body handed out in slices of ANSWER_SLICE_BYTES, each
  * cut only when the server asks for it. `hold` is released once the last has
- * been taken, or the body failed, was cancelled or cut; it is told of the
- * answer in transit, stalled while the server asks for no slice after the last.
+ * been taken, or the body failed, was cancelled or cut (then told first that
+ * the answer was abandoned); it is told of the answer in transit, stalled
+ * while the server asks for no slice after the last.
  */
 function sentInSlices(source: AnswerSource, hold: AnswerHold): ReadableStream<Uint8Array> {
   let over = false;
@@ -69,6 +73,10 @@ function sentInSlices(source: AnswerSource, hold: AnswerHold): ReadableStream<Ui
     if (over) return;
     over = true;
     hold.release();
+  };
+  const giveUp = () => {
+    if (!over) hold.abandoned?.();
+    finish();
   };
   let rest: Uint8Array | undefined;
   let taking = false;
@@ -98,7 +106,7 @@ function sentInSlices(source: AnswerSource, hold: AnswerHold): ReadableStream<Ui
             controller.close();
           }
         } catch (error) {
-          finish();
+          giveUp();
           controller.error(error);
         } finally {
           taking = false;
@@ -106,7 +114,7 @@ function sentInSlices(source: AnswerSource, hold: AnswerHold): ReadableStream<Ui
         }
       },
       cancel() {
-        finish();
+        giveUp();
         source.cancel();
       },
     },
@@ -117,7 +125,7 @@ function sentInSlices(source: AnswerSource, hold: AnswerHold): ReadableStream<Ui
     stalledSince: () => (over || taking ? undefined : lastTaken),
     cut: () => {
       if (over) return;
-      finish();
+      giveUp();
       cutOff(new Error("the answer gave way: its client took none of it"));
       source.cancel();
     },

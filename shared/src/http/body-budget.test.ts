@@ -136,55 +136,48 @@ describe("answers whose clients take none of them, when the budget is full", () 
   });
 });
 
-describe("the place of a holder refused for the total", () => {
-  const limits = { totalBytes: 100, perKeyBytes: 60, holder: "workspace" as const, items, placeKeptMs: 1000 };
+describe("a holder that gave up an answer before it went out whole", () => {
+  const limits = { totalBytes: 100, perKeyBytes: 50, holder: "workspace" as const, items, keepFreeForNewHolders: 30, abandonedCountsMs: 1000 };
 
-  test("when a holder is refused for the total, then holders asking after it take room only beside what it asked for, and its retry is served", () => {
+  test("when it asks again at once, then it counts as holding room and must leave the kept room free, while a newcomer still takes it", () => {
     const budget = createBodyBudget(limits);
     const a = budget.lease("a");
-    a.take(50);
-    budget.lease("b").take(40);
-    expect(refusal(() => budget.lease("c").take(30))).toMatchObject({ status: 503 });
+    a.take(45);
+    budget.lease("b").take(45);
+    a.abandoned();
     a.release();
-    // The room a gave back: a asking again takes it only beside c's 30, and so does a newcomer.
-    expect(refusal(() => budget.lease("a").take(50))).toMatchObject({ status: 503 });
-    expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
-    expect(refusal(() => budget.lease("d").take(10))).toMatchObject({ status: 503 });
-    expect(refusal(() => budget.lease("c").take(30))).toBeUndefined();
-    expect(budget.inUse()).toBe(70);
+    // 45 + 45 would leave 10 free: a newcomer may, a holder that just gave up may not.
+    expect(refusal(() => budget.lease("a").take(45))).toMatchObject({ status: 429, reason: "answers_in_transit" });
+    expect(refusal(() => budget.lease("c").take(45))).toBeUndefined();
   });
 
-  test("when two holders are refused, then the first refused is served first, and the second after it", () => {
-    const budget = createBodyBudget(limits);
+  test("when the time it counts has passed, then it is a newcomer again", async () => {
+    const budget = createBodyBudget({ ...limits, abandonedCountsMs: 50 });
     const a = budget.lease("a");
-    a.take(60);
-    budget.lease("b").take(30);
-    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
-    expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
-    a.release();
-    expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
-    expect(refusal(() => budget.lease("c").take(40))).toBeUndefined();
-    expect(refusal(() => budget.lease("d").take(30))).toBeUndefined();
-  });
-
-  test("when a refused holder does not come back in time, then its place is given up", async () => {
-    const budget = createBodyBudget({ ...limits, placeKeptMs: 50 });
-    const a = budget.lease("a");
-    a.take(60);
-    budget.lease("b").take(30);
-    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    a.take(45);
+    budget.lease("b").take(45);
+    a.abandoned();
     a.release();
     await Bun.sleep(80);
-    expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
+    expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
   });
 
-  test("when the budget keeps no places, then whoever asks first once room frees takes it", () => {
-    const budget = createBodyBudget({ ...limits, placeKeptMs: undefined });
+  test("when an answer went out whole, then its holder asking again is a newcomer", () => {
+    const budget = createBodyBudget(limits);
     const a = budget.lease("a");
-    a.take(60);
-    budget.lease("b").take(30);
-    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    a.take(45);
+    budget.lease("b").take(45);
     a.release();
-    expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
+    expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
+  });
+
+  test("when the budget does not count given-up answers, then a holder asking again at once is a newcomer", () => {
+    const budget = createBodyBudget({ ...limits, abandonedCountsMs: undefined });
+    const a = budget.lease("a");
+    a.take(45);
+    budget.lease("b").take(45);
+    a.abandoned();
+    a.release();
+    expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
   });
 });

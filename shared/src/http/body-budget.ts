@@ -34,6 +34,8 @@ export interface BodyLease {
    * takes none of it, it may give way to a take the total cannot cover.
    */
   sending(answer: AnswerInTransit): void;
+  /** The answer that carried the held bytes was given up before it went out whole (its client went, or it was cut). */
+  abandoned(): void;
 }
 
 /** An answer holding room in a budget until it has gone out, as the budget sees it. */
@@ -70,13 +72,13 @@ export interface BodyBudgetLimits {
    */
   keepFreeForNewHolders?: number;
   /**
-   * How long a holder refused for the total keeps its place (absent: none):
-   * meanwhile holders asking after it take room only beside what it asked for,
-   * so its retry finds it. Without it, holders asking again and again (a new
-   * answer each time the last was given up) take any room that frees before
-   * the one refused retries.
+   * How long a holder whose answer was given up before it went out whole
+   * still counts as holding room for keepFreeForNewHolders (absent: not at
+   * all). A client that asks, reads nothing and gives up to ask again would
+   * otherwise be a newcomer at every ask: two such holders, each taking
+   * what a newcomer may, kept the budget full with answers too young to be cut.
    */
-  placeKeptMs?: number;
+  abandonedCountsMs?: number;
 }
 
 export interface BudgetItems {
@@ -98,19 +100,14 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
       details: { reason: items.reason },
     });
   let total = 0;
-  /** Holders refused for the total, in the order they were first refused: what each asked for, and until when its place is kept. */
-  const places = new Map<string, { bytes: number; until: number }>();
-  /** Room the places of holders refused before `holder` keep (all places, for a holder with none). */
-  const keptAhead = (holder: string | undefined): number => {
-    if (places.size === 0) return 0;
-    const now = Date.now();
-    let kept = 0;
-    for (const [placeHolder, place] of places) {
-      if (place.until < now) places.delete(placeHolder);
-      else if (placeHolder === holder) break;
-      else kept += place.bytes;
-    }
-    return kept;
+  /** When each holder last gave up an answer before it went out whole (kept while it still counts). */
+  const abandonedAt = new Map<string, number>();
+  const recentlyAbandoned = (holder: string): boolean => {
+    const at = abandonedAt.get(holder);
+    if (at === undefined) return false;
+    if (Date.now() - at < limits.abandonedCountsMs!) return true;
+    abandonedAt.delete(holder);
+    return false;
   };
   /** Leases whose bytes are on their way out, each with its answer. */
   const sending = new Map<object, AnswerInTransit>();
@@ -159,20 +156,13 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           const groupHeld = group === undefined ? 0 : (byGroup.get(group) ?? 0);
           if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShare("workspace", items);
           // Past the total too, it is still this holder that has to wait, not the newcomer it would crowd out.
-          if (keyHeld > 0 && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
+          const holdsRoom = keyHeld > 0 || (key !== undefined && limits.abandonedCountsMs !== undefined && recentlyAbandoned(key));
+          if (holdsRoom && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
             throw overShare(limits.holder ?? "key", items);
           }
-          const ahead = limits.placeKeptMs === undefined ? 0 : keptAhead(key);
-          if (total + bytes + ahead > limits.totalBytes && !makeRoom(bytes + ahead)) {
-            if (key !== undefined && limits.placeKeptMs !== undefined) {
-              const place = places.get(key);
-              // A holder refused again keeps its first place in line.
-              if (place) Object.assign(place, { bytes: Math.max(place.bytes, bytes), until: Date.now() + limits.placeKeptMs });
-              else places.set(key, { bytes, until: Date.now() + limits.placeKeptMs });
-            }
+          if (total + bytes > limits.totalBytes && !makeRoom(bytes)) {
             throw overTotal(items);
           }
-          if (key !== undefined) places.delete(key);
           count(bytes);
         },
         hold(bytes) {
@@ -180,6 +170,12 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
         },
         sending(answer) {
           if (held > 0) sending.set(self, answer);
+        },
+        abandoned() {
+          if (key === undefined || limits.abandonedCountsMs === undefined) return;
+          // Holders that gave up once and never came back are forgotten, not kept for ever.
+          if (abandonedAt.size >= 1024) for (const holder of [...abandonedAt.keys()]) recentlyAbandoned(holder);
+          abandonedAt.set(key, Date.now());
         },
         release() {
           sending.delete(self);

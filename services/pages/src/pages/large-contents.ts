@@ -28,12 +28,13 @@ export const LARGE_CONTENTS_PER_WORKSPACE_BYTES = LARGE_CONTENTS_BYTES / 2;
 export const LARGE_CONTENTS_KEPT_FREE_BYTES = PUBLIC_SERVICES.pages.maxBodyBytes;
 
 /**
- * How long a workspace refused for the whole budget keeps its place, three
- * times the Retry-After it is told: two workspaces giving up their unread
- * answers and asking again every 0.8 s took every room that freed before a
- * third's retry, which was 503 29 times in 30.
+ * How long a workspace that gave up an answer before it went out whole still
+ * counts as holding room, so must leave LARGE_CONTENTS_KEPT_FREE_BYTES free:
+ * two workspaces asking for 15 MiB lists, reading nothing and asking again
+ * every 0.8 s (answers too young to be cut) were newcomers at every ask and
+ * kept a third workspace's retries 503, 16 times in 16.
  */
-export const REFUSED_PLACE_KEPT_MS = 3000;
+export const ABANDONED_COUNTS_MS = 3000;
 
 const budget = createBodyBudget({
   totalBytes: LARGE_CONTENTS_BYTES,
@@ -41,7 +42,7 @@ const budget = createBodyBudget({
   holder: "workspace",
   items: { noun: "large page contents", reason: "list_answers_in_transit" },
   keepFreeForNewHolders: LARGE_CONTENTS_KEPT_FREE_BYTES,
-  placeKeptMs: REFUSED_PLACE_KEPT_MS,
+  abandonedCountsMs: ABANDONED_COUNTS_MS,
 });
 
 /**
@@ -62,6 +63,7 @@ export function largeContentsLease(workspaceId: string, holdUntilAnswered: (hold
     hold: (bytes) => lease.hold(bytes),
     release: () => lease.release(),
     sending: (answer) => lease.sending(answer),
+    abandoned: () => lease.abandoned(),
   };
 }
 
