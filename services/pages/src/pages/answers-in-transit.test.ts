@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PUBLIC_OPERATIONS, openDatabase, releaseHeld, type Database, type Principal } from "@ws/shared";
 import { testStorage, type TestStorage } from "../../../../tests/harness/database";
+import { pagesService } from "../definition";
 import { inProcessPages, newWorkspacePrincipal } from "./in-process-app";
 import { LISTED_CONTENT_MAX_BYTES } from "./repository";
 
@@ -21,7 +22,7 @@ let call: Awaited<ReturnType<typeof inProcessPages>>["call"];
 
 beforeAll(async () => {
   storage = await testStorage();
-  database = await openDatabase({ url: storage.databaseUrl, dataDir: storage.env.DATA_DIR!, poolMax: 4 });
+  database = await openDatabase({ url: storage.databaseUrl, dataDir: storage.env.DATA_DIR!, poolMax: 4 }, pagesService.embeddedExtensions);
   ({ call } = await inProcessPages(database));
 }, 120_000);
 
