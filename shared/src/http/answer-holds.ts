@@ -47,7 +47,7 @@ export function releaseHeld(request: Request): void {
  * How much of a body is handed to the server at a time. A server writes the
  * next slice once the client has taken the last, so a whole body handed over at
  * once would sit in its write buffer, a copy, for as long as a slow client
- * takes to read it; and a client that has not taken one slice in a second has
+ * takes to read it; and a client that has taken no slice for a while has
  * stopped reading, as far as a full budget is concerned (body-budget.ts).
  */
 export const ANSWER_SLICE_BYTES = 64 * 1024;
