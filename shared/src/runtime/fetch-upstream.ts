@@ -23,9 +23,10 @@ export const fetchUpstream: SendUpstream = async (request) => {
       if (!HOP_ANSWER_HEADERS.has(name) && name !== "content-encoding") headers.push([name, value]);
     });
     const length = answer.headers.has("content-encoding") ? null : answer.headers.get("content-length");
-    if (answer.body && (length === null || Number(length) > WHOLE_ANSWER_MAX_BYTES)) {
+    if (answer.body === null || length === null || Number(length) > WHOLE_ANSWER_MAX_BYTES) {
       unwatch();
-      return { status: answer.status, headers, body: idleLimited(answer.body, budgetMs, () => controller.abort(upstreamTimeout())) };
+      const body = answer.body && idleLimited(answer.body, budgetMs, () => controller.abort(upstreamTimeout()));
+      return { status: answer.status, headers, body };
     }
     const body = await answer.bytes();
     unwatch();
