@@ -70,8 +70,11 @@ export function createApp(deps: GatewayDeps) {
   // Answered before the management routes, whose admin-token check would apply to them.
   const adminDocs = deps.adminToken ? adminDocumentation(() => adminRoutes(deps.admin, adminAuth(deps.adminToken!))) : undefined;
 
-  const remember = (request: Request, peer: string | undefined) => {
-    clientAddresses.set(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
+  /** The request as Elysia routes it, with the client address remembered for its handlers. */
+  const handledBy = (app: { handle(request: Request): Promise<Response> }, request: IncomingRequest, peer: string | undefined) => {
+    const routable = routableByElysia(toFetchRequest(request));
+    clientAddresses.set(routable, resolveClientAddress(peer, routable.headers, deps.trustedProxies));
+    return app.handle(routable);
   };
 
   // Outermost first: CORS answers preflights before anything else; HEAD is served as GET.
@@ -84,27 +87,17 @@ export function createApp(deps: GatewayDeps) {
       if (isApiPath(request.url)) {
         return handlePublicRequest(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
       }
-      const documentation = deps.documentation?.(request);
-      if (documentation) return documentation;
-      const fetchRequest = routableByElysia(toFetchRequest(request));
-      remember(fetchRequest, peer);
-      return publicApp.handle(fetchRequest);
+      return deps.documentation?.(request) ?? handledBy(publicApp, request, peer);
     }),
   );
 
   return {
     publicApp,
     adminApp,
-    /** Handlers that remember the client address, from the peer the runtime reported. */
+    /** The public port: the API, the documentation, else Elysia (probes, 404), the client address taken from the peer the runtime reported. */
     publicIncoming: (request: IncomingRequest, peer?: string) => servePublic(request, peer),
     /** The internal port: the management documentation, else the management app. */
-    adminIncoming: (request: IncomingRequest, peer?: string): Promise<Answer> => {
-      const documentation = adminDocs?.(request);
-      if (documentation) return documentation;
-      const routable = routableByElysia(toFetchRequest(request));
-      remember(routable, peer);
-      return adminApp.handle(routable);
-    },
+    adminIncoming: (request: IncomingRequest, peer?: string): Promise<Answer> => adminDocs?.(request) ?? handledBy(adminApp, request, peer),
   };
 }
 export type GatewayApp = ReturnType<typeof createApp>;

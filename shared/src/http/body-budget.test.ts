@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../errors/api-error";
-import { STALLED_ANSWER_GIVES_WAY_MS, createBodyBudget, type AnswerInTransit, type BodyLease } from "./body-budget";
+import { STALLED_ANSWER_GIVES_WAY_MS, createBodyBudget, type AnswerInTransit, type BodyBudget, type BodyLease } from "./body-budget";
 
 /** The refusal `take` throws, as status, code and reason (undefined when it takes the bytes). */
 function refusal(take: () => void): { status: number; code: string; reason?: unknown } | undefined {
@@ -139,13 +139,18 @@ describe("answers whose clients take none of them, when the budget is full", () 
 describe("a holder that gave up an answer before it went out whole", () => {
   const limits = { totalBytes: 100, perKeyBytes: 50, holder: "workspace" as const, items, keepFreeForNewHolders: 30, abandonedCountsMs: 1000 };
 
-  test("when it asks again at once, then it counts as holding room and must leave the kept room free, while a newcomer still takes it", () => {
-    const budget = createBodyBudget(limits);
+  /** "a" and "b" each hold 45; then "a"'s answer ends, given up or gone out whole. */
+  function afterAnswerOfA(budget: BodyBudget, ended: "given up" | "sent"): void {
     const a = budget.lease("a");
     a.take(45);
     budget.lease("b").take(45);
-    a.abandoned();
+    if (ended === "given up") a.abandoned();
     a.release();
+  }
+
+  test("when it asks again at once, then it counts as holding room and must leave the kept room free, while a newcomer still takes it", () => {
+    const budget = createBodyBudget(limits);
+    afterAnswerOfA(budget, "given up");
     // 45 + 45 would leave 10 free: a newcomer may, a holder that just gave up may not.
     expect(refusal(() => budget.lease("a").take(45))).toMatchObject({ status: 429, reason: "answers_in_transit" });
     expect(refusal(() => budget.lease("c").take(45))).toBeUndefined();
@@ -153,31 +158,20 @@ describe("a holder that gave up an answer before it went out whole", () => {
 
   test("when the time it counts has passed, then it is a newcomer again", async () => {
     const budget = createBodyBudget({ ...limits, abandonedCountsMs: 50 });
-    const a = budget.lease("a");
-    a.take(45);
-    budget.lease("b").take(45);
-    a.abandoned();
-    a.release();
+    afterAnswerOfA(budget, "given up");
     await Bun.sleep(80);
     expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
   });
 
   test("when an answer went out whole, then its holder asking again is a newcomer", () => {
     const budget = createBodyBudget(limits);
-    const a = budget.lease("a");
-    a.take(45);
-    budget.lease("b").take(45);
-    a.release();
+    afterAnswerOfA(budget, "sent");
     expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
   });
 
   test("when the budget does not count given-up answers, then a holder asking again at once is a newcomer", () => {
     const budget = createBodyBudget({ ...limits, abandonedCountsMs: undefined });
-    const a = budget.lease("a");
-    a.take(45);
-    budget.lease("b").take(45);
-    a.abandoned();
-    a.release();
+    afterAnswerOfA(budget, "given up");
     expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
   });
 });

@@ -114,11 +114,11 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     return false;
   };
   /** Leases whose bytes are on their way out, each with its answer. */
-  const sending = new Map<object, AnswerInTransit>();
+  const sending = new Map<BodyLease, AnswerInTransit>();
   /** Cuts the answers stalled longest (past STALLED_ANSWER_GIVES_WAY_MS) until `bytes` fit the total; false if they still do not. */
   const makeRoom = (bytes: number): boolean => {
     while (total + bytes > limits.totalBytes) {
-      let oldest: [object, AnswerInTransit] | undefined;
+      let oldest: [BodyLease, AnswerInTransit] | undefined;
       let oldestSince = Date.now() - STALLED_ANSWER_GIVES_WAY_MS;
       for (const entry of sending) {
         const since = entry[1].stalledSince();
@@ -145,14 +145,13 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     inUse: () => total,
     lease(key, group, items = budgetItems) {
       let held = 0;
-      const self = {};
       const count = (bytes: number) => {
         total += bytes;
         held += bytes;
         if (key !== undefined) byKey.set(key, (byKey.get(key) ?? 0) + bytes);
         if (group !== undefined) byGroup.set(group, (byGroup.get(group) ?? 0) + bytes);
       };
-      return {
+      const lease: BodyLease = {
         take(bytes) {
           if (bytes <= 0) return;
           const keyHeld = key === undefined ? 0 : (byKey.get(key) ?? 0);
@@ -173,7 +172,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (bytes > 0) count(bytes);
         },
         sending(answer) {
-          if (held > 0) sending.set(self, answer);
+          if (held > 0) sending.set(lease, answer);
         },
         abandoned() {
           if (key === undefined || limits.abandonedCountsMs === undefined) return;
@@ -182,7 +181,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           abandonedAt.set(key, Date.now());
         },
         release() {
-          sending.delete(self);
+          sending.delete(lease);
           if (held === 0) return;
           total -= held;
           if (key !== undefined) give(byKey, key, held);
@@ -190,6 +189,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           held = 0;
         },
       };
+      return lease;
     },
   };
 }

@@ -53,17 +53,15 @@ const budget = createBodyBudget({
 export function largeContentsLease(workspaceId: string, holdUntilAnswered: (hold: AnswerHold) => void): BodyLease {
   const lease = budget.lease(workspaceId);
   let held = false;
+  // The budget's lease itself, but the first take that holds room also hands it to the answer.
   return {
+    ...lease,
     take(bytes) {
       lease.take(bytes);
       if (held || bytes <= 0) return;
       held = true;
       holdUntilAnswered(lease);
     },
-    hold: (bytes) => lease.hold(bytes),
-    release: () => lease.release(),
-    sending: (answer) => lease.sending(answer),
-    abandoned: () => lease.abandoned(),
   };
 }
 
