@@ -163,6 +163,17 @@ describe("a holder that gave up an answer before it went out whole", () => {
     expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
   });
 
+  test("when it keeps asking while refused, then it keeps counting as holding room until it stays away that long", async () => {
+    const budget = createBodyBudget({ ...limits, abandonedCountsMs: 60 });
+    afterAnswerOfA(budget, "given up");
+    for (let ask = 0; ask < 4; ask++) {
+      await Bun.sleep(40);
+      expect(refusal(() => budget.lease("a").take(45))).toMatchObject({ status: 429 });
+    }
+    await Bun.sleep(90);
+    expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
+  });
+
   test("when an answer went out whole, then its holder asking again is a newcomer", () => {
     const budget = createBodyBudget(limits);
     afterAnswerOfA(budget, "sent");
