@@ -39,13 +39,27 @@ async function askAndReadNothing(key: string): Promise<RawConnection> {
   return connection;
 }
 
-/** Asks, reads nothing and gives up `periodMs` later to ask again, from `offsetMs` on, while `attacking()`. */
-async function renewUnread(key: string, periodMs: number, offsetMs: number, attacking: () => boolean): Promise<void> {
-  await Bun.sleep(offsetMs);
-  while (attacking()) {
-    const connection = await askAndReadNothing(key);
-    await Bun.sleep(periodMs);
-    connection.close();
+/**
+ * Runs `body` while each key asks for its list, reads nothing and gives up
+ * `periodMs` later to ask again, the second key 0.4 s after the first.
+ */
+async function whileRenewingUnread(keys: [string, string], periodMs: number, body: () => Promise<void>): Promise<void> {
+  let attacking = true;
+  const renew = async (key: string, offsetMs: number) => {
+    await Bun.sleep(offsetMs);
+    while (attacking) {
+      const connection = await askAndReadNothing(key);
+      await Bun.sleep(periodMs);
+      connection.close();
+    }
+  };
+  const attackers = [renew(keys[0], 0), renew(keys[1], 400)];
+  try {
+    await body();
+  } finally {
+    attacking = false;
+    await Promise.all(attackers);
+    while (open.length) open.pop()!.close();
   }
 }
 
@@ -92,10 +106,7 @@ describe("large answers whose clients read none of them", () => {
 
   test("when two workspaces give up their unread 15 MiB lists and ask again every 0.8 s, then a third workspace retrying after Retry-After still reads its 8 MiB page", async () => {
     const { a, b, c, page } = await twoListsAndAPage();
-    let attacking = true;
-    // Each asks, reads nothing, and gives up 0.8 s later to ask again; the second 0.4 s after the first.
-    const attackers = [renewUnread(a.key, 800, 0, () => attacking), renewUnread(b.key, 800, 400, () => attacking)];
-    try {
+    await whileRenewingUnread([a.key, b.key], 800, async () => {
       await Bun.sleep(1000);
       const reads: number[][] = [];
       for (let read = 0; read < 4; read++) {
@@ -116,18 +127,12 @@ describe("large answers whose clients read none of them", () => {
       }
       console.log(`third workspace's reads, by attempt: ${JSON.stringify(reads)}`);
       expect(reads.map((statuses) => statuses.at(-1))).toEqual([200, 200, 200, 200]);
-    } finally {
-      attacking = false;
-      await Promise.all(attackers);
-      while (open.length) open.pop()!.close();
-    }
+    });
   }, 90_000);
 
   test("when two workspaces renew their unread 15 MiB lists every 7 s, before they could be cut, then once each has renewed a third workspace's 8 MiB page is served at every ask", async () => {
     const { a, b, c, page } = await twoListsAndAPage();
-    let attacking = true;
-    const attackers = [renewUnread(a.key, 7000, 0, () => attacking), renewUnread(b.key, 7000, 400, () => attacking)];
-    try {
+    await whileRenewingUnread([a.key, b.key], 7000, async () => {
       // Until their first renewal both lists are young answers in the budget: the third workspace waits, by design.
       await Bun.sleep(8000);
       const statuses: number[] = [];
@@ -139,10 +144,6 @@ describe("large answers whose clients read none of them", () => {
       }
       console.log(`third workspace's reads, one a second: ${JSON.stringify(statuses)}`);
       expect(statuses).toEqual(Array(20).fill(200));
-    } finally {
-      attacking = false;
-      await Promise.all(attackers);
-      while (open.length) open.pop()!.close();
-    }
+    });
   }, 120_000);
 });
