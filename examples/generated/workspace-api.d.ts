@@ -304,13 +304,37 @@ export interface paths {
         };
         /** This OpenAPI document */
         get: operations["getOpenApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
+        /**
+         * PUT is not allowed here
+         * @description This path accepts GET, HEAD; PUT answers 405 with `Allow`, before any key is checked.
+         */
+        put: operations["putOpenapiJsonNotAllowed"];
+        /**
+         * POST is not allowed here
+         * @description This path accepts GET, HEAD; POST answers 405 with `Allow`, before any key is checked.
+         */
+        post: operations["postOpenapiJsonNotAllowed"];
+        /**
+         * DELETE is not allowed here
+         * @description This path accepts GET, HEAD; DELETE answers 405 with `Allow`, before any key is checked.
+         */
+        delete: operations["deleteOpenapiJsonNotAllowed"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsOpenapiJsonNotAllowed"];
         head?: never;
-        patch?: never;
-        trace?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts GET, HEAD; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchOpenapiJsonNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts GET, HEAD; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceOpenapiJsonNotAllowed"];
     };
     "/docs": {
         parameters: {
@@ -324,13 +348,37 @@ export interface paths {
          * @description Swagger UI, with its scripts and styles served by the gateway itself (no CDN).
          */
         get: operations["getDocsPage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
+        /**
+         * PUT is not allowed here
+         * @description This path accepts GET, HEAD; PUT answers 405 with `Allow`, before any key is checked.
+         */
+        put: operations["putDocsNotAllowed"];
+        /**
+         * POST is not allowed here
+         * @description This path accepts GET, HEAD; POST answers 405 with `Allow`, before any key is checked.
+         */
+        post: operations["postDocsNotAllowed"];
+        /**
+         * DELETE is not allowed here
+         * @description This path accepts GET, HEAD; DELETE answers 405 with `Allow`, before any key is checked.
+         */
+        delete: operations["deleteDocsNotAllowed"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsDocsNotAllowed"];
         head?: never;
-        patch?: never;
-        trace?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts GET, HEAD; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchDocsNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts GET, HEAD; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceDocsNotAllowed"];
     };
     "/healthz": {
         parameters: {
@@ -341,13 +389,37 @@ export interface paths {
         };
         /** Liveness */
         get: operations["getLiveness"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
+        /**
+         * PUT is not allowed here
+         * @description This path accepts GET, HEAD; PUT answers 405 with `Allow`, before any key is checked.
+         */
+        put: operations["putHealthzNotAllowed"];
+        /**
+         * POST is not allowed here
+         * @description This path accepts GET, HEAD; POST answers 405 with `Allow`, before any key is checked.
+         */
+        post: operations["postHealthzNotAllowed"];
+        /**
+         * DELETE is not allowed here
+         * @description This path accepts GET, HEAD; DELETE answers 405 with `Allow`, before any key is checked.
+         */
+        delete: operations["deleteHealthzNotAllowed"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsHealthzNotAllowed"];
         head?: never;
-        patch?: never;
-        trace?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts GET, HEAD; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchHealthzNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts GET, HEAD; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceHealthzNotAllowed"];
     };
     "/readyz": {
         parameters: {
@@ -361,13 +433,37 @@ export interface paths {
          * @description Ready when the database and the services answer and the process is not shutting down.
          */
         get: operations["getReadiness"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
+        /**
+         * PUT is not allowed here
+         * @description This path accepts GET, HEAD; PUT answers 405 with `Allow`, before any key is checked.
+         */
+        put: operations["putReadyzNotAllowed"];
+        /**
+         * POST is not allowed here
+         * @description This path accepts GET, HEAD; POST answers 405 with `Allow`, before any key is checked.
+         */
+        post: operations["postReadyzNotAllowed"];
+        /**
+         * DELETE is not allowed here
+         * @description This path accepts GET, HEAD; DELETE answers 405 with `Allow`, before any key is checked.
+         */
+        delete: operations["deleteReadyzNotAllowed"];
+        /**
+         * CORS preflight
+         * @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) answers 204 before any key is checked and counts against none; it carries the `Access-Control-Allow-*` headers when the origin is in `CORS_ALLOWED_ORIGINS`. Any other `OPTIONS` answers 405 with `Allow`.
+         */
+        options: operations["optionsReadyzNotAllowed"];
         head?: never;
-        patch?: never;
-        trace?: never;
+        /**
+         * PATCH is not allowed here
+         * @description This path accepts GET, HEAD; PATCH answers 405 with `Allow`, before any key is checked.
+         */
+        patch: operations["patchReadyzNotAllowed"];
+        /**
+         * TRACE is not allowed here
+         * @description This path accepts GET, HEAD; TRACE answers 405 with `Allow`, before any key is checked.
+         */
+        trace: operations["traceReadyzNotAllowed"];
     };
 }
 export type webhooks = Record<string, never>;
@@ -959,26 +1055,14 @@ export interface components {
                 };
             };
         };
-        /** @description `rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, so no `X-RateLimit-*` headers. Back off exponentially. */
+        /** @description `rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, and its `X-RateLimit-*` headers are the address's limit of failed authentications a minute, none remaining, and the end of its window. Back off exponentially. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
-                /**
-                 * @description Requests the key may send in one clock-minute window.
-                 * @example 1000
-                 */
-                "X-RateLimit-Limit"?: number;
-                /**
-                 * @description Requests left in the current window; never negative.
-                 * @example 999
-                 */
-                "X-RateLimit-Remaining"?: number;
-                /**
-                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
-                 * @example 1767225660
-                 */
-                "X-RateLimit-Reset"?: number;
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1097,7 +1181,7 @@ export interface components {
                 };
             };
         };
-        /** @description `outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect, and nothing of it takes effect after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer. */
+        /** @description `outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect; when the service reads it late (its process was paused, or the network held the request) it may even take effect shortly after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer. */
         OutcomeUnknown: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2767,6 +2851,92 @@ export interface operations {
             };
         };
     };
+    putOpenapiJsonNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    postOpenapiJsonNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    deleteOpenapiJsonNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    optionsOpenapiJsonNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchOpenapiJsonNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceOpenapiJsonNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
     getDocsPage: {
         parameters: {
             query?: never;
@@ -2785,6 +2955,92 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    putDocsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    postDocsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    deleteDocsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    optionsDocsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchDocsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceDocsNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getLiveness: {
@@ -2813,6 +3069,92 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    putHealthzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    postHealthzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    deleteHealthzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    optionsHealthzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchHealthzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceHealthzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getReadiness: {
@@ -2851,6 +3193,92 @@ export interface operations {
             };
             /** @description Not ready, or shutting down; `details.checks` says which dependency failed. */
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putReadyzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    postReadyzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    deleteReadyzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    optionsReadyzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preflight's answer; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    patchReadyzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    traceReadyzNotAllowed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD`. */
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
 }

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { errorHandler, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
@@ -7,6 +7,8 @@ import { resolveClientAddress } from "./client-address/client-address";
 import type { TrustedProxies } from "./client-address/trusted-proxies";
 import type { AuthFailureLimiter } from "./ratelimit/auth-failure-limiter";
 import { adminDocumentation } from "./admin/openapi";
+import { ADMIN_OPERATIONS, ADMIN_PREFIX } from "./admin/operations";
+import { gets, wrongMethodAnswers } from "./routing/wrong-methods";
 import { withCors, type CorsOrigins } from "./cors";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./public/handle-public-request";
 import { answeringHead } from "./public/head-requests";
@@ -70,6 +72,12 @@ export function createApp(deps: GatewayDeps) {
   // Answered before the management routes, whose admin-token check would apply to them.
   const adminDocs = deps.adminToken ? adminDocumentation(() => adminRoutes(deps.admin, adminAuth(deps.adminToken!))) : undefined;
 
+  const publicWrongMethods = wrongMethodAnswers(gets([...HEALTH_PATHS, ...(deps.documentation?.paths ?? [])]));
+  const adminWrongMethods = wrongMethodAnswers([
+    ...gets([...HEALTH_PATHS, "/metrics", ...(adminDocs?.paths ?? [])]),
+    ...(deps.adminToken ? Object.values(ADMIN_OPERATIONS).map(({ method, path }) => ({ method, path: ADMIN_PREFIX + path })) : []),
+  ]);
+
   /** The request as Elysia routes it, with the client address remembered for its handlers. */
   const handledBy = (app: { handle(request: Request): Promise<Response> }, request: IncomingRequest, peer: string | undefined) => {
     const routable = routableByElysia(toFetchRequest(request));
@@ -87,17 +95,17 @@ export function createApp(deps: GatewayDeps) {
       if (isApiPath(request.url)) {
         return handlePublicRequest(request, resolveClientAddress(peer, request.headers, deps.trustedProxies));
       }
-      return deps.documentation?.(request) ?? handledBy(publicApp, request, peer);
+      return deps.documentation?.(request) ?? publicWrongMethods(request) ?? handledBy(publicApp, request, peer);
     }),
   );
 
   return {
     publicApp,
     adminApp,
-    /** The public port: the API, the documentation, else Elysia (probes, 404), the client address taken from the peer the runtime reported. */
+    /** The public port: the API, the documentation, a known path's wrong method, else Elysia (probes, 404), the client address taken from the peer the runtime reported. */
     publicIncoming: (request: IncomingRequest, peer?: string) => servePublic(request, peer),
-    /** The internal port: the management documentation, else the management app. */
-    adminIncoming: (request: IncomingRequest, peer?: string): Promise<Answer> => adminDocs?.(request) ?? handledBy(adminApp, request, peer),
+    /** The internal port: the management documentation, a known path's wrong method, else the management app. */
+    adminIncoming: (request: IncomingRequest, peer?: string): Promise<Answer> => adminDocs?.(request) ?? adminWrongMethods(request) ?? handledBy(adminApp, request, peer),
   };
 }
 export type GatewayApp = ReturnType<typeof createApp>;

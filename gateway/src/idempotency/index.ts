@@ -15,7 +15,10 @@ const REPLAYED_HEADERS = ["content-type", "etag", "location"];
  * Idempotency-Key headers reach here joined by ", ", and are refused rather
  * than taken as one key that neither header named.
  */
-const WELL_FORMED_KEY = new RegExp(`^[\\x21-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}$`);
+/** The characters of a key: visible ASCII, `!` to `~` (a space is not one). */
+export const IDEMPOTENCY_KEY_CHARACTERS = "\\x21-\\x7E";
+const WELL_FORMED_KEY = new RegExp(`^[${IDEMPOTENCY_KEY_CHARACTERS}]{1,${MAX_IDEMPOTENCY_KEY_LENGTH}}$`);
+const IDEMPOTENCY_KEY_FIELD = "Idempotency-Key";
 const PURGE_BATCH = 1000;
 
 export interface IdempotentRequest {
@@ -90,9 +93,7 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
     const key = input.request.headers.get(IDEMPOTENCY_KEY_HEADER);
     if (key === null) return undefined;
     if (!WELL_FORMED_KEY.test(key)) {
-      throw new ApiError("bad_request", `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters.`, {
-        details: { fields: ["Idempotency-Key"] },
-      });
+      throw ApiError.badRequest(`Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters.`, [IDEMPOTENCY_KEY_FIELD], "format");
     }
     return { apiKeyId: input.apiKeyId, key };
   }
@@ -132,7 +133,7 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
         throw new ApiError(
           "idempotency_key_reused",
           "This Idempotency-Key was used with another request body or operation. Use a new key for a new request.",
-          { details: { fields: ["Idempotency-Key"] } },
+          { details: { fields: [IDEMPOTENCY_KEY_FIELD], errors: [{ field: IDEMPOTENCY_KEY_FIELD, rule: "unique", message: "Idempotency-Key was already used with another request body or operation" }] } },
         );
       }
       if (existing.state === "running" && existing.stale) {

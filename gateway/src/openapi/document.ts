@@ -11,7 +11,7 @@ import {
   type PublicOperation,
 } from "@ws/shared";
 import { EXPOSED_HEADERS } from "../cors";
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../idempotency";
+import { IDEMPOTENCY_KEY_CHARACTERS, MAX_IDEMPOTENCY_KEY_LENGTH } from "../idempotency";
 import { allowedMethods } from "../routing/route-table";
 import { createSchemaRegistry, exampleOf, type JsonSchema } from "./json-schema";
 import { answersEntityTag, operationErrors, readsConditionally, takesIdempotencyKey, writesConditionally } from "./operation-errors";
@@ -102,11 +102,11 @@ const ERROR_RESPONSES: ErrorResponseSpec[] = [
   { status: 413, name: "PayloadTooLarge", description: "The request body is over the operation's limit.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 431, name: "HeadersTooLarge", description: "The request headers are larger than 32 KiB. Answered before authentication.", headers: ["X-Request-Id"] },
   { status: 422, name: "ValidationFailed", description: "`validation_error`: the request is well formed but breaks a rule; `details.fields` names the offending fields or parameters, and `details.errors` says per field which rule failed and what is allowed. `idempotency_key_reused`: the `Idempotency-Key` was first used with another body or operation.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
-  { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, so no `X-RateLimit-*` headers. Back off exponentially.", headers: ["X-Request-Id", "Retry-After"], optionalHeaders: RATE_LIMIT_HEADERS },
+  { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, and its `X-RateLimit-*` headers are the address's limit of failed authentications a minute, none remaining, and the end of its window. Back off exponentially.", headers: ["X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS] },
   { status: 500, name: "InternalError", description: "Something failed on the server. The body never carries stack traces or internals; quote `X-Request-Id` when reporting it.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
   { status: 502, name: "BadGateway", description: "An upstream service answered something the gateway could not pass on.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
   { status: 503, name: "ServiceUnavailable", description: "The request was not executed and will not be: an upstream service or its database is unreachable, the request could not be completed before its deadline, or (with `RATE_LIMIT_FAILURE_MODE=closed`) rate limiting is unavailable. Safe to retry after `Retry-After`; an `Idempotency-Key` it held is free again.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
-  { status: 504, name: "OutcomeUnknown", description: "`outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect, and nothing of it takes effect after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", "Idempotency-Replayed", ...RATE_LIMIT_HEADERS] },
+  { status: 504, name: "OutcomeUnknown", description: "`outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect; when the service reads it late (its process was paused, or the network held the request) it may even take effect shortly after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", "Idempotency-Replayed", ...RATE_LIMIT_HEADERS] },
 ];
 /** The unrouted 404 (unknown path) carries no rate-limit headers: it is answered before authentication. */
 const UNKNOWN_PATH: ErrorResponseSpec = { status: 404, name: "UnknownPath", description: "No public path matches.", headers: ["X-Request-Id"] };
@@ -197,7 +197,7 @@ function headerParameters(operation: PublicOperation) {
       required: false,
       description:
         "Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.",
-      schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: "^[\\x20-\\x7E]+$" },
+      schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: `^[${IDEMPOTENCY_KEY_CHARACTERS}]+$` },
       example: "8e03978e-40d5-43e8-bc93-6894a57f9324",
     });
   }
@@ -333,6 +333,8 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
       if (operation.parameters.length === 0) delete (operation as { parameters?: unknown }).parameters;
     }
   }
+  // The unauthenticated paths answer the methods they do not accept as the API's paths do.
+  Object.assign(paths, structuredClone(OPERATIONAL_PATHS));
   for (const [path, item] of Object.entries(paths)) {
     const allow = allowedMethods(Object.keys(item).map((method) => ({ method: method.toUpperCase() as PublicOperation["method"] })));
     for (const method of DESCRIBABLE_METHODS) {
@@ -358,7 +360,7 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
         "",
         "**HEAD** is served wherever GET is: the same status and headers, no body, counted against the rate limit like the GET. **CORS**: browser origins listed in `CORS_ALLOWED_ORIGINS` may call the API; preflights are answered without a key and count against none, and the headers " + EXPOSED_HEADERS.map((name) => `\`${name}\``).join(", ") + " are exposed.",
         "",
-        "**Query integers** (`page`, `per_page`) are decimal digits only: `0x10`, `1e1`, `+1`, ` 1`, `1.0` and values above 2^53 - 1 are refused naming the parameter. Date-times are RFC 3339; a leap second (`23:59:60`) is accepted and rolled forward to the next minute's first instant.",
+        "**Query integers** (`page`, `per_page`) are decimal digits only: `0x10`, `1e1`, `+1`, ` 1`, `1.0` are refused naming the parameter; any number of digits is an integer (a page past the end answers empty `data`, a `per_page` above 100 is clamped, however large). Date-times are RFC 3339; a leap second (`23:59:60`) is accepted and rolled forward to the next minute's first instant.",
         "",
         "**Rate limit.** 1000 requests a minute per key by default, in clock-minute windows. Every response to an authenticated request carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a `429` also `Retry-After`. Every response carries `X-Request-Id`.",
         "",
@@ -372,7 +374,7 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
       { name: "Operations", description: "Unauthenticated paths: this document, the docs page, liveness and readiness." },
       { name: "Unsupported methods", description: "The methods each API path does not accept: 405 with `Allow`, before any key is checked (and the CORS preflight on `OPTIONS`)." },
     ],
-    paths: { ...paths, ...OPERATIONAL_PATHS },
+    paths,
     components: {
       schemas: schemas.components,
       responses: Object.fromEntries([...ERROR_RESPONSES, UNKNOWN_PATH].map((spec) => [spec.name, errorResponse(spec)])),

@@ -1,8 +1,8 @@
 import { PlainAnswer, requestIdOf, requestPath, type IncomingRequest } from "@ws/shared";
 import { createAssetStore, DOCS_ASSETS, DOCS_CONTENT_SECURITY_POLICY, docsInitializer, docsPage } from "./docs-page";
 
-/** The answer to a documentation path, or undefined for any other request. */
-export type DocumentationAnswers = (request: IncomingRequest) => Promise<PlainAnswer> | undefined;
+/** The answer to a documentation path asked with GET, or undefined for any other request; `paths` are the paths it answers. */
+export type DocumentationAnswers = ((request: IncomingRequest) => Promise<PlainAnswer> | undefined) & { readonly paths: readonly string[] };
 
 /** One API's documentation: its OpenAPI document and a Swagger UI page for it. */
 export interface DocumentationSite {
@@ -41,7 +41,6 @@ export function documentationAnswers(site: DocumentationSite): DocumentationAnsw
   };
   const fixed = new Map<string, Made>([
     [site.docsPath, page],
-    [`${site.docsPath}/`, page],
     [`${assetsPath}docs-init.js`, { body: encoder.encode(docsInitializer(site.documentPath)), fields: [["content-type", "text/javascript; charset=utf-8"]] }],
   ]);
   let document: Promise<Made> | undefined;
@@ -53,9 +52,9 @@ export function documentationAnswers(site: DocumentationSite): DocumentationAnsw
   const answer = (request: IncomingRequest, made: Made) =>
     new PlainAnswer(200, [...made.fields, ["x-request-id", requestIdOf(request)], ["cache-control", made.cacheControl ?? "no-cache"]], made.body);
 
-  return (request) => {
+  const answers = (request: IncomingRequest) => {
     if (request.method !== "GET") return undefined;
-    const path = requestPath(request);
+    const path = withoutTrailingSlash(requestPath(request));
     if (path === site.documentPath) return madeDocument().then((made) => answer(request, made));
     const known = fixed.get(path);
     if (known) return Promise.resolve(answer(request, known));
@@ -63,4 +62,11 @@ export function documentationAnswers(site: DocumentationSite): DocumentationAnsw
     const name = path.slice(assetsPath.length);
     return asset(name)?.then((body) => answer(request, { body, fields: [["content-type", DOCS_ASSETS[name]!]], cacheControl: "public, max-age=3600" }));
   };
+  const paths = [site.documentPath, ...fixed.keys(), ...Object.keys(DOCS_ASSETS).map((name) => assetsPath + name)];
+  return Object.assign(answers, { paths });
+}
+
+/** A trailing slash is optional on every path. */
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }

@@ -25,10 +25,16 @@ interface FailureCounter {
   read(clientAddress: string): Promise<{ count: number; retryAfter: number }>;
 }
 
-function tooMany(retryAfter: number): ApiError {
+/** Every 429 carries the X-RateLimit-* headers: here they are the address's limit of failures, used up, and its window's end. */
+function tooMany(limitPerMinute: number, retryAfter: number): ApiError {
   return new ApiError("rate_limit_exceeded", `Too many failed authentication attempts from this address. Retry in ${retryAfter} s.`, {
     details: { retry_after: retryAfter },
-    headers: { "retry-after": String(retryAfter) },
+    headers: {
+      "retry-after": String(retryAfter),
+      "x-ratelimit-limit": String(limitPerMinute),
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": String(windowEnd(Date.now() / 1000)),
+    },
   });
 }
 
@@ -36,11 +42,11 @@ function limitedBy(counter: FailureCounter, limitPerMinute: number): AuthFailure
   return {
     async recordFailure(clientAddress) {
       const { count, retryAfter } = await counter.increment(failureCountingUnit(clientAddress));
-      if (count > limitPerMinute) throw tooMany(retryAfter);
+      if (count > limitPerMinute) throw tooMany(limitPerMinute, retryAfter);
     },
     async assertNotBlocked(clientAddress) {
       const { count, retryAfter } = await counter.read(failureCountingUnit(clientAddress));
-      if (count >= limitPerMinute) throw tooMany(retryAfter);
+      if (count >= limitPerMinute) throw tooMany(limitPerMinute, retryAfter);
     },
   };
 }

@@ -22,7 +22,12 @@ function codeOf(run: () => unknown): string | undefined {
 describe("the team rule: the key's targets that its creator sees now", () => {
   test("when the creator sees the key's one team, then a create without team_id goes there", () => {
     expect(resolveCreateTeam(principal([T], [T]), undefined)).toBe(T);
-    expect(resolveCreateTeam(principal([T], [T, U]), null)).toBe(T);
+    expect(resolveCreateTeam(principal([T], [T, U]), undefined)).toBe(T);
+  });
+
+  test("when a team-scoped key asks for workspace level with team_id null, then 403: it targets teams only", () => {
+    expect(codeOf(() => resolveCreateTeam(principal([T], [T, U]), null))).toBe("insufficient_permissions");
+    expect(codeOf(() => resolveCreateTeam(principal([T, U], [T, U]), null))).toBe("insufficient_permissions");
   });
 
   test("when the creator no longer sees the key's one team, then a create without team_id is 403 and naming it is 404", () => {

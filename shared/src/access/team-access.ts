@@ -41,14 +41,19 @@ export function listVisibility(principal: Principal): ListVisibility {
 }
 
 /**
- * The team a new resource goes into. A team-scoped key with one team defaults to
- * it; with several it must name one; a workspace-wide key defaults to workspace
- * level. A named team must be one the key targets (403) and the creator sees
- * (422 naming team_id). Without team_id, a team-scoped key none of whose
- * teams its creator still sees has nowhere to create (403).
+ * The team a new resource goes into. Without team_id, a team-scoped key with
+ * one team defaults to it; with several it must name one; a workspace-wide key
+ * defaults to workspace level. `team_id: null` asks for workspace level, which
+ * a team-scoped key does not target (403). A named team must be one the key
+ * targets (403) and the creator sees (404 naming team_id). Without team_id, a
+ * team-scoped key none of whose teams its creator still sees has nowhere to
+ * create (403).
  */
 export function resolveCreateTeam(principal: Principal, requested: string | null | undefined): string | null {
   const targets = principal.target_team_ids;
+  if (requested === null && targets !== null) {
+    throw new ApiError("insufficient_permissions", "The API key targets teams only: it cannot create at workspace level (team_id null).");
+  }
   if (requested === undefined || requested === null) {
     if (targets === null) return null;
     const reachable = reachableTargets(principal)!;
@@ -63,7 +68,9 @@ export function resolveCreateTeam(principal: Principal, requested: string | null
   }
   if (!principal.visible_team_ids.includes(requested)) {
     // A team the creator cannot see answers as any resource they cannot see does.
-    throw new ApiError("not_found", "No team with that team_id is visible to the key's creator.", { details: { fields: ["team_id"] } });
+    throw new ApiError("not_found", "No team with that team_id is visible to the key's creator.", {
+      details: { fields: ["team_id"], errors: [{ field: "team_id", rule: "reference", message: "team_id names no team the key's creator can see" }] },
+    });
   }
   return requested;
 }

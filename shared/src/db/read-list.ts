@@ -6,7 +6,7 @@ import { transaction } from "./transaction";
 export interface Paging {
   page: number;
   perPage: number;
-  /** Rows to skip; capped, so that a page number far past the end cannot overflow. */
+  /** Rows to skip; capped, so that a page number far past the end (up to the largest number) cannot overflow. */
   offset: number;
 }
 

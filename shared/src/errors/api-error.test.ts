@@ -26,3 +26,19 @@ describe("ApiError's cause", () => {
     expect(JSON.parse(text).error.code).toBe("service_unavailable");
   });
 });
+
+describe("ApiError's fields", () => {
+  test("when an error names fields without saying how each failed, then details.errors says it per field with the error's sentence", () => {
+    const error = new ApiError("idempotency_key_reused", "This key was used with another body.", { details: { fields: ["Idempotency-Key"] } });
+    expect(error.details).toEqual({
+      fields: ["Idempotency-Key"],
+      errors: [{ field: "Idempotency-Key", rule: "invalid", message: "This key was used with another body" }],
+    });
+  });
+
+  test("when an error says per field how each failed, then its errors are kept as they are", () => {
+    const errors = [{ field: "title", rule: "length" as const, message: "title must be 1 to 255 characters" }];
+    expect(new ApiError("validation_error", "Bad.", { details: { fields: ["title"], errors } }).details!.errors).toBe(errors);
+    expect(new ApiError("not_found", "No such page.").details).toBeUndefined();
+  });
+});

@@ -7,6 +7,12 @@ function asFieldMessage(message: string): string {
   return message.replace(/\.$/, "");
 }
 
+/** `details.errors` goes wherever `details.fields` does: a refusal naming fields without saying how says it per field with its own sentence. */
+function withFieldErrors(details: ErrorDetails | undefined, message: string): ErrorDetails | undefined {
+  if (details?.fields === undefined || details.errors !== undefined) return details;
+  return { ...details, errors: details.fields.map((field): FieldError => ({ field, rule: "invalid", message: asFieldMessage(message) })) };
+}
+
 /**
  * The one error type handlers throw. It knows its status and turns itself into
  * the error object; the process's error handler adds the request id.
@@ -27,7 +33,7 @@ export class ApiError extends Error {
     this.name = "ApiError";
     this.code = code;
     this.status = options.status ?? ERROR_STATUS[code];
-    this.details = options.details;
+    this.details = withFieldErrors(options.details, message);
     this.headers = options.headers;
   }
 

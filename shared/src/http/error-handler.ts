@@ -34,11 +34,23 @@ export function toApiError(code: string | number, error: unknown, options: Pick<
   }
 }
 
-/** The one place a process turns thrown errors into the error object. */
+/** A value Elysia answers as JSON: an object or array, not a body of its own kind. */
+function answeredAsJson(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !(value instanceof Response) && !(value instanceof Blob) && !(value instanceof ReadableStream) && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer);
+}
+
+/**
+ * The one place a process turns thrown errors into the error object, and gives
+ * every answer its request id and every JSON answer the type `application/json`
+ * exactly, as error objects have it (Bun's own default adds `;charset=utf-8`).
+ */
 export function errorHandler(options: ErrorHandlerOptions) {
   return new Elysia({ name: "error-handler", seed: options.validationCode })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
+    })
+    .mapResponse({ as: "global" }, ({ responseValue, set }) => {
+      if (answeredAsJson(responseValue)) set.headers["content-type"] = "application/json";
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
       const apiError = toApiError(code, error, options, request.method);

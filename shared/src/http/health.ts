@@ -17,6 +17,9 @@ async function run(check: ReadinessCheck): Promise<"ok" | string> {
   }
 }
 
+/** The probes' paths, each answered to GET (and HEAD). */
+export const HEALTH_PATHS = ["/healthz", "/readyz"] as const;
+
 /**
  * /healthz: the process is alive. /readyz: it can serve — its datastores and
  * upstreams answer, and it is not draining for shutdown.

@@ -63,15 +63,20 @@ function wireQuery(query: TSchema): { schema: TSchema; integers: Map<string, Int
   return { schema: t.Object(wire), integers };
 }
 
-function outOfBounds(field: string, text: string, { minimum, maximum: declared }: IntegerBounds): FieldError {
-  const value = Number(text);
-  const tooLarge = !Number.isSafeInteger(value) || (declared !== undefined && value > declared);
-  // The largest exact integer is a bound of the number type, not of the parameter: it is named only to a value past it.
-  const bound = Math.min(declared ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-  const maximum = bound < Number.MAX_SAFE_INTEGER || tooLarge ? bound : undefined;
+function outOfBounds(field: string, text: string, { minimum, maximum }: IntegerBounds): FieldError {
   const allowed = { ...(minimum === undefined ? {} : { min: minimum }), ...(maximum === undefined ? {} : { max: maximum }) };
   const range = maximum === undefined ? `of at least ${minimum ?? 0}` : `from ${minimum ?? 0} to ${maximum}`;
   return { field, rule: "range", message: `${field} must be an integer ${range} (got ${text.slice(0, 40)})`, allowed };
+}
+
+/**
+ * Decimal digits as a number: past 2^53 the nearest one (past the largest
+ * number, the largest), never refused for its size alone. Such a page number
+ * is past the end of any list, such a page size above its clamp.
+ */
+function digitsValue(text: string): number {
+  const value = Number(text);
+  return Number.isFinite(value) ? value : Number.MAX_VALUE;
 }
 
 function readIntegers(query: Record<string, unknown>, integers: Map<string, IntegerBounds>, code: "validation_error" | "bad_request"): Record<string, unknown> {
@@ -81,8 +86,8 @@ function readIntegers(query: Record<string, unknown>, integers: Map<string, Inte
   for (const [name, bounds] of integers) {
     const text = query[name];
     if (typeof text !== "string") continue;
-    const value = Number(text);
-    const inBounds = Number.isSafeInteger(value) && value >= (bounds.minimum ?? -Infinity) && value <= (bounds.maximum ?? Infinity);
+    const value = digitsValue(text);
+    const inBounds = value >= (bounds.minimum ?? -Infinity) && value <= (bounds.maximum ?? Infinity);
     if (inBounds) read[name] = value;
     else refused.push(outOfBounds(name, text, bounds));
   }

@@ -1,14 +1,21 @@
+import { ApiError } from "../errors/api-error";
 import type { PublicOperation } from "./public-operation";
 import { PUBLIC_OPERATION_LIST } from "./public-operations";
 
-export type RouteMatch =
-  | { kind: "found"; route: PublicOperation }
+/** What a route table needs of a route: its method and its path (`:name` for a parameter segment). */
+export interface RouteShape {
+  method: string;
+  path: string;
+}
+
+export type RouteMatch<Route extends RouteShape = PublicOperation> =
+  | { kind: "found"; route: Route }
   | { kind: "method_not_allowed"; allow: string[] }
   | { kind: "not_found" };
 
-interface CompiledPath {
+interface CompiledPath<Route extends RouteShape> {
   pattern: RegExp;
-  routes: PublicOperation[];
+  routes: Route[];
 }
 
 /** `/v1/new-page/:id` → a pattern that takes one segment per parameter and an optional trailing slash. */
@@ -21,20 +28,27 @@ export function pathPattern(path: string): RegExp {
 }
 
 /** The methods a path accepts: its operations', and HEAD wherever GET is. */
-export function allowedMethods(operations: readonly Pick<PublicOperation, "method">[]): string[] {
+export function allowedMethods(operations: readonly Pick<RouteShape, "method">[]): string[] {
   return operations.flatMap((operation) => (operation.method === "GET" ? ["GET", "HEAD"] : [operation.method]));
 }
 
-/** Matches a request against the public operation table: an unknown path is 404, a known path with another method 405 with Allow. */
-export function createRouteTable(operations: readonly PublicOperation[] = PUBLIC_OPERATION_LIST) {
-  const paths: CompiledPath[] = [];
+/** The answer to a known path asked with a method it does not accept: 405 with Allow. */
+export function methodNotAllowed(method: string, allow: string[]): ApiError {
+  return new ApiError("method_not_allowed", `${method} is not allowed here. Allowed: ${allow.join(", ")}.`, {
+    headers: { allow: allow.join(", ") },
+  });
+}
+
+/** Matches a request against a table of routes (the public operations by default): an unknown path is 404, a known path with another method 405 with Allow. */
+export function createRouteTable<Route extends RouteShape = PublicOperation>(operations: readonly Route[] = PUBLIC_OPERATION_LIST as unknown as Route[]): RouteTable<Route> {
+  const paths: CompiledPath<Route>[] = [];
   for (const operation of operations) {
     const existing = paths.find((entry) => entry.pattern.source === pathPattern(operation.path).source);
     if (existing) existing.routes.push(operation);
     else paths.push({ pattern: pathPattern(operation.path), routes: [operation] });
   }
   return {
-    match(method: string, pathname: string): RouteMatch {
+    match(method: string, pathname: string): RouteMatch<Route> {
       const entry = paths.find(({ pattern }) => pattern.test(pathname));
       if (!entry) return { kind: "not_found" };
       // HEAD is served wherever GET is, as that GET.
@@ -44,4 +58,6 @@ export function createRouteTable(operations: readonly PublicOperation[] = PUBLIC
     },
   };
 }
-export type RouteTable = ReturnType<typeof createRouteTable>;
+export interface RouteTable<Route extends RouteShape = PublicOperation> {
+  match(method: string, pathname: string): RouteMatch<Route>;
+}

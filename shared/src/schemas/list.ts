@@ -20,15 +20,15 @@ export const DEFAULT_PER_PAGE = 20;
 /**
  * The `page` and `per_page` query parameters of every list (the
  * calendar's "as for pages"). Integers written in decimal digits only: the
- * operation mount reads them strictly (`0x10`, `1e1`, `+1`, ` 1`, `1.0` and
- * values past 2^53 - 1 are refused naming the parameter), so the schema is the
- * plain JSON integer the document shows, bounds included.
+ * operation mount reads them strictly (`0x10`, `1e1`, `+1`, ` 1`, `1.0` are
+ * refused naming the parameter), so the schema is the plain JSON integer the
+ * document shows, bounds included. No upper bound: any page past the end is an
+ * empty page, and any page size above the most is that most.
  */
 export const PagingQuery = {
   page: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: Number.MAX_SAFE_INTEGER,
       default: 1,
       description: "Result page number, at least 1, in decimal digits; past the end answers 200 with empty data.",
       examples: [1],
@@ -37,7 +37,6 @@ export const PagingQuery = {
   per_page: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: Number.MAX_SAFE_INTEGER,
       default: DEFAULT_PER_PAGE,
       description: `Page size, at least 1, in decimal digits, default ${DEFAULT_PER_PAGE}; values above ${MAX_PER_PAGE} are clamped to ${MAX_PER_PAGE}.`,
       examples: [DEFAULT_PER_PAGE],

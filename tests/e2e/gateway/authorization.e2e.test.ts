@@ -69,6 +69,46 @@ describe("routing at the gateway", () => {
     }
   });
 
+  test("when a probe or documentation path is asked with another method, then it is 405 with Allow: GET, HEAD, without a key", async () => {
+    for (const path of ["/healthz", "/readyz/", "/openapi.json", "/openapi.json/", "/docs", "/docs/"]) {
+      for (const method of ["POST", "DELETE", "OPTIONS"]) {
+        const response = await apiClient(system.baseUrl)(method, path);
+        expect({ path, method, status: response.status, allow: response.headers.get("allow") }).toEqual({ path, method, status: 405, allow: "GET, HEAD" });
+        expect(response.body.error.code).toBe("method_not_allowed");
+      }
+    }
+    // The page's assets are not in the document (whose paths the client checks answers against): asked plainly.
+    for (const asset of ["swagger-ui.css", "docs-init.js"]) {
+      const response = await fetch(`${system.baseUrl}/docs/assets/${asset}`, { method: "PUT" });
+      expect({ asset, status: response.status, allow: response.headers.get("allow") }).toEqual({ asset, status: 405, allow: "GET, HEAD" });
+      expect((await response.json()).error.code).toBe("method_not_allowed");
+    }
+    // Not a path the documentation serves: unknown, whatever the method.
+    expect((await fetch(`${system.baseUrl}/docs/assets/nothing.js`, { method: "POST" })).status).toBe(404);
+  });
+
+  test("when the OpenAPI document is asked for with a trailing slash, then it is the document", async () => {
+    const response = await apiClient(system.baseUrl)("GET", "/openapi.json/");
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe("3.1.0");
+  });
+
+  test("when a path of the internal port is asked with another method, then it is 405 with Allow, without the admin token", async () => {
+    const cases: [string, string, string][] = [
+      ["PUT", "/admin/v1/workspaces", "GET, HEAD, POST"],
+      ["PATCH", "/admin/v1/workspaces/00000000-0000-7000-8000-000000000000/", "GET, HEAD, DELETE"],
+      ["POST", "/metrics", "GET, HEAD"],
+      ["DELETE", "/healthz", "GET, HEAD"],
+      ["POST", "/admin/v1/openapi.json", "GET, HEAD"],
+    ];
+    for (const [method, path, allow] of cases) {
+      const response = await apiClient(system.adminUrl)(method, path);
+      expect({ method, path, status: response.status, allow: response.headers.get("allow"), code: response.body?.error?.code }).toEqual({ method, path, status: 405, allow, code: "method_not_allowed" });
+    }
+    const documentation = await apiClient(system.adminUrl)("GET", "/admin/v1/openapi.json/");
+    expect(documentation.status).toBe(200);
+  });
+
   test("when the management API is asked for on the public port, then it is not there", async () => {
     const response = await apiClient(system.baseUrl)("POST", "/admin/v1/workspaces", { name: "x" });
     expect(response.status).toBe(404);

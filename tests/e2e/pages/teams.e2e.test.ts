@@ -53,6 +53,8 @@ describe("team targeting", () => {
     const { tenant, teamA, teamB } = await teamWorkspace();
     const call = await clientFor(tenant, { team_ids: [teamA] });
     expectError(await call("POST", PAGES, { title: "x", team_id: teamB }), 403, "insufficient_permissions");
+    expectError(await call("POST", PAGES, { title: "x", team_id: null }), 403, "insufficient_permissions");
+    expect((await call("GET", PAGES)).body.total).toBe(1);
   });
 
   test("when a key with several teams creates a page without team_id, then 422 names team_id, and naming one works", async () => {

@@ -58,7 +58,7 @@ describe.skipIf(!withRedis)("suspension and failed-authentication limiting acros
     expect(rateLimitHeadersOf(after).retryAfter).toBeGreaterThanOrEqual(1);
   });
 
-  test("when an address keeps presenting bad keys, then past the limit the failures answer 429 rate_limit_exceeded with Retry-After, on every replica", async () => {
+  test("when an address keeps presenting bad keys, then past the limit the failures answer 429 rate_limit_exceeded with Retry-After and the address's X-RateLimit-* headers, on every replica", async () => {
     const bad = system.baseUrls.map((url) => apiClient(url, "wsk_not-a-real-key"));
     const statuses = [];
     let limited;
@@ -74,6 +74,12 @@ describe.skipIf(!withRedis)("suspension and failed-authentication limiting acros
     const retryAfter = Number(limited!.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(limited!.headers.has("x-ratelimit-limit")).toBe(false);
+    // Every 429 carries the rate-limit headers: here the address's limit of failures, none left, and the end of its minute.
+    expect(limited!.headers.get("x-ratelimit-limit")).toBe(String(AUTH_FAILURE_LIMIT));
+    expect(limited!.headers.get("x-ratelimit-remaining")).toBe("0");
+    const reset = Number(limited!.headers.get("x-ratelimit-reset"));
+    expect(reset % 60).toBe(0);
+    expect(reset - Date.now() / 1000).toBeGreaterThan(0);
+    expect(reset - Date.now() / 1000).toBeLessThanOrEqual(60);
   });
 });

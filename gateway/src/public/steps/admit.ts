@@ -1,4 +1,4 @@
-import { ApiError, type IncomingRequest, type PublicOperation } from "@ws/shared";
+import { ApiError, methodNotAllowed, type IncomingRequest, type PublicOperation } from "@ws/shared";
 import type { RouteTable } from "../../routing/route-table";
 import { assertHeadersWithinLimits } from "../header-limits";
 
@@ -9,10 +9,6 @@ export function admit(routes: RouteTable, request: IncomingRequest): { route: Pu
   if (!url) throw ApiError.badRequest("The request target is not a valid path.");
   const match = routes.match(request.method, url.pathname);
   if (match.kind === "not_found") throw ApiError.notFound("No such path.");
-  if (match.kind === "method_not_allowed") {
-    throw new ApiError("method_not_allowed", `${request.method} is not allowed here. Allowed: ${match.allow.join(", ")}.`, {
-      headers: { allow: match.allow.join(", ") },
-    });
-  }
+  if (match.kind === "method_not_allowed") throw methodNotAllowed(request.method, match.allow);
   return { route: match.route, url };
 }
