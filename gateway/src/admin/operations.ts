@@ -9,6 +9,8 @@ import { CreateWorkspaceBody, ListWorkspacesQuery, Workspace, WorkspaceList } fr
 
 /** Every management path sits under this prefix. */
 export const ADMIN_PREFIX = "/admin/v1";
+/** The management API's OpenAPI document: under the prefix, but served without the admin token. */
+export const ADMIN_DOCUMENT_PATH = `${ADMIN_PREFIX}/openapi.json`;
 const IN_WORKSPACE = "/workspaces/:ws";
 
 export const ADMIN_TAGS = {

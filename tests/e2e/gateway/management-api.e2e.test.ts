@@ -25,6 +25,16 @@ describe("the management API", () => {
     expect((await apiClient(system.adminUrl, "wrong-token-wrong-token")("POST", "/admin/v1/workspaces", { name: "x" })).status).toBe(401);
   });
 
+  test("when a request without the admin token has a body that breaks the rules, or none that parses, then it is 401 all the same: nothing of it is read first", async () => {
+    for (const body of [{}, { name: 7 }, "{not json"]) {
+      const response = await apiClient(system.adminUrl)("POST", "/admin/v1/workspaces", body);
+      expect({ status: response.status, code: response.body.error.code }).toEqual({ status: 401, code: "missing_token" });
+      expect(response.body.error.message).toContain("admin token");
+    }
+    const unknownPath = await apiClient(system.adminUrl, "wrong-token-wrong-token")("GET", "/admin/v1/nothing");
+    expect(unknownPath.status).toBe(401);
+  });
+
   test("when a workspace is created, then it answers 201 with id, name and created_at", async () => {
     const response = await admin("POST", "/admin/v1/workspaces", { name: "Acme" });
     expect(response.status).toBe(201);

@@ -1,9 +1,9 @@
 import { Elysia, type AnyElysia } from "elysia";
 import { createSchemaRegistry, type JsonSchema } from "../../openapi/json-schema";
-import { ADMIN_OPERATIONS, ADMIN_PREFIX, ADMIN_TAGS, type AdminOperationSpec } from "../operations";
+import { ADMIN_DOCUMENT_PATH, ADMIN_OPERATIONS, ADMIN_PREFIX, ADMIN_TAGS, type AdminOperationSpec } from "../operations";
 import { adminOperationErrors } from "./operation-errors";
 
-export const ADMIN_DOCUMENT_PATH = `${ADMIN_PREFIX}/openapi.json`;
+export { ADMIN_DOCUMENT_PATH };
 export const ADMIN_DOCS_PATH = "/admin/docs";
 
 type Json = Record<string, any>;
