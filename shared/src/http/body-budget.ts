@@ -78,12 +78,12 @@ export interface BodyBudgetLimits {
   /**
    * How long a holder whose answer was given up before it went out whole
    * still counts as holding room for keepFreeForNewHolders (absent: not at
-   * all), counted again from each take this refuses. A client that asks,
-   * reads nothing and gives up to ask again would otherwise be a newcomer at
-   * every ask: two such holders, each taking what a newcomer may, kept the
-   * budget full with answers too young to be cut. Asking while refused is what
-   * such a client does, so it keeps the mark: only one that stays away that
-   * long is a newcomer again.
+   * all). A client that asks, reads nothing and gives up to ask again would
+   * otherwise be a newcomer at every ask: two such holders, each taking what
+   * a newcomer may, kept the budget full with answers too young to be cut.
+   * Not counted again from its refused asks: an honest client that gave up
+   * once (it timed out) and retries would then stay refused for as long as
+   * another holder kept the budget busy.
    */
   abandonedCountsMs?: number;
 }
@@ -164,7 +164,6 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           // Past the total too, it is still this holder that has to wait, not the newcomer it would crowd out.
           const gaveUp = key !== undefined && limits.abandonedCountsMs !== undefined && recentlyAbandoned(key);
           if ((keyHeld > 0 || gaveUp) && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
-            if (gaveUp) abandonedAt.set(key!, Date.now());
             throw overShare(limits.holder ?? "key", items);
           }
           if (total + bytes > limits.totalBytes && !makeRoom(bytes)) {

@@ -130,6 +130,23 @@ describe("large answers whose clients read none of them", () => {
     });
   }, 90_000);
 
+  test("when a workspace asks HEAD of its 8 MiB page, then that is not an answer given up: its next read is served while another workspace holds 15 MiB", async () => {
+    const { a, c, page } = await twoListsAndAPage();
+    try {
+      await askAndReadNothing(a.key);
+      await Bun.sleep(500);
+      // A mark for giving up would make c leave 10 MiB free: 15 + 8 would not.
+      const head = await fetch(`${system.baseUrl}${PAGES}/${page.id}`, { method: "HEAD", headers: { authorization: `Bearer ${c.key}` } });
+      expect(head.status).toBe(200);
+      await Bun.sleep(200);
+      const read = await c.call("GET", `${PAGES}/${page.id}`);
+      expect(read.status).toBe(200);
+      expect(read.body.content.length).toBe(8 * MiB);
+    } finally {
+      while (open.length) open.pop()!.close();
+    }
+  }, 90_000);
+
   test("when two workspaces renew their unread 15 MiB lists every 7 s, before they could be cut, then once each has renewed a third workspace's 8 MiB page is served at every ask", async () => {
     const { a, b, c, page } = await twoListsAndAPage();
     await whileRenewingUnread([a.key, b.key], 7000, async () => {

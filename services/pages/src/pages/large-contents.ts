@@ -29,15 +29,15 @@ export const LARGE_CONTENTS_KEPT_FREE_BYTES = PUBLIC_SERVICES.pages.maxBodyBytes
 
 /**
  * How long a workspace that gave up an answer before it went out whole still
- * counts as holding room, so must leave LARGE_CONTENTS_KEPT_FREE_BYTES free
- * (counted again from each ask refused meanwhile): two workspaces asking for
- * 15 MiB lists, reading nothing and asking again every 0.8 s (answers too
- * young to be cut) were newcomers at every ask and kept a third workspace's
- * retries 503, 16 times in 16. Twice the time after which an unread answer
- * gives way: a workspace renewing its unread answers before they can be cut
- * (every 7 s, as a hostile client did, with a mark of 3 s) is still marked at
- * its next ask, and one that waits the mark out holds room a third of the
- * time at most.
+ * counts as holding room, so must leave LARGE_CONTENTS_KEPT_FREE_BYTES free:
+ * two workspaces asking for 15 MiB lists, reading nothing and asking again
+ * every 0.8 s (answers too young to be cut) were newcomers at every ask and
+ * kept a third workspace's retries 503, 16 times in 16. Twice the time after
+ * which an unread answer gives way: a workspace renewing its unread answers
+ * before they can be cut (every 7 s, as a hostile client did, with a mark of
+ * 3 s) is still marked at its next ask. The price: an honest workspace whose
+ * client gave up an answer (it timed out) is refused its large reads for up to
+ * 30 s while others hold more than the budget less 10 MiB and its read.
  */
 export const ABANDONED_COUNTS_MS = 2 * STALLED_ANSWER_GIVES_WAY_MS;
 
