@@ -54,7 +54,15 @@ export function errorHandler(options: ErrorHandlerOptions) {
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
       const apiError = toApiError(code, error, options, request.method);
-      if (apiError.status >= 500) {
+      if (error instanceof ApiError && apiError.code === "service_unavailable") {
+        // A refusal the process chose (its budget or deadline spent, shutting down): one line, no stack, however many.
+        options.logger.warn("request refused", {
+          request_id: requestIdOf(request),
+          code: apiError.code,
+          message: apiError.message,
+          ...(apiError.causeMessage() && { cause: apiError.causeMessage() }),
+        });
+      } else if (apiError.status >= 500) {
         options.logger.error("request failed", {
           request_id: requestIdOf(request),
           error: error instanceof Error ? error.stack ?? error.message : String(error),
