@@ -54,7 +54,10 @@ export interface AnswerInTransit {
  * steadily but slowly takes nothing for seconds at a time: megabytes sit in
  * the sockets' buffers between it and the service, and they drain in bursts
  * (readers of 15 MiB lists at 150 KB/s were cut every 10 s at a limit of 1 s
- * or 5 s, and not in 45 s at 15 s).
+ * or 5 s, and not in 45 s at 15 s). Still not every slow reader is safe: with
+ * two other workspaces keeping the budget full, readers at about 160 KB/s were
+ * cut 19 to 29 s into their answers in 5 runs of 7 (the buffers between hold
+ * megabytes), and at 80 KB/s one was cut at 20 s.
  */
 export const STALLED_ANSWER_GIVES_WAY_MS = 15_000;
 

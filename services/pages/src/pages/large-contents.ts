@@ -22,8 +22,11 @@ export const LARGE_CONTENTS_PER_WORKSPACE_BYTES = LARGE_CONTENTS_BYTES / 2;
 /**
  * What a workspace already holding room must leave free: the largest content
  * one page can have (its create or update body's limit). Two workspaces within
- * their shares would otherwise fill the budget, and a third could read none of
- * its large pages; this way it can always read one (429 goes to the others).
+ * their shares would otherwise fill the budget while each holds room, and a
+ * third could read none of its large pages (429 goes to them instead). Two
+ * that ask again only once their answers have left, each a newcomer at its
+ * ask, can still fill it for as long as they keep reading: the budget bounds
+ * memory, not a workspace's share of time.
  */
 export const LARGE_CONTENTS_KEPT_FREE_BYTES = PUBLIC_SERVICES.pages.maxBodyBytes;
 
