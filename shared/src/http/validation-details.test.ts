@@ -112,6 +112,8 @@ describe("validation errors say per field which rule failed and what is allowed"
   });
 
   test.each([
+    [{}, "name", "required", "name is required"],
+    [{ team_ids: null }, "name", "required", "name is required"],
     [{ name: " " }, "name", "blank", "name must not be blank (only whitespace)"],
     [{ name: "k", team_ids: ["x"] }, "team_ids[0]", "format", "team_ids[0] must be a UUID"],
     [{ name: "k", team_ids: 7 }, "team_ids", "type", "team_ids must be an array or null (got the number 7)"],

@@ -233,7 +233,8 @@ function memberIssue(issue: SchemaIssue): SchemaIssue | undefined {
 export function explainIssue(issue: SchemaIssue): FieldError {
   const field = fieldPath(issue.path) || "body";
   const schema = uncoerced(issue.schema);
-  if (issue.type === ISSUE.ObjectRequiredProperty) return { field, rule: "required", message: `${field} is required` };
+  // JSON has no undefined: a field whose value is undefined was not sent, whatever rule the schema checked first.
+  if (issue.type === ISSUE.ObjectRequiredProperty || (issue.value === undefined && issue.path !== "")) return { field, rule: "required", message: `${field} is required` };
   if (issue.type === ISSUE.ObjectAdditionalProperties) {
     const known = Object.keys((issue.schema.properties ?? {}) as Schema);
     return { field, rule: "unknown_field", message: `${field} is not an allowed field; allowed: ${list(known)}`, allowed: known };
