@@ -75,6 +75,22 @@ export function createAuthenticator(deps: {
     if (!credential.memberActive) throw unauthorized("invalid_token", "The API key's creator has been deactivated.");
   }
 
+  /**
+   * A cached key that has expired is refused from the cache, unless its
+   * workspace's credentials changed since it was read: a new expiry (or none)
+   * may have made it usable again, and must apply on the next request. Only
+   * an expired cached key costs this read of the epoch; when Redis cannot
+   * tell, the database is asked.
+   */
+  async function expiredSinceChanged(cached: Credential): Promise<boolean> {
+    if (cached.expiresAt === null || cached.expiresAt > Date.now()) return false;
+    try {
+      return (await deps.epochs.current(cached.workspaceId)) !== cached.epoch;
+    } catch {
+      return true;
+    }
+  }
+
   function touch(credential: Credential): void {
     const now = Date.now();
     if (now - (touchedAt.get(credential.keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
@@ -103,6 +119,12 @@ export function createAuthenticator(deps: {
         } catch (refusal) {
           if (!(await deps.knownKeys.mightExist(digest))) throw refusal;
         }
+      }
+      if (cached && (await expiredSinceChanged(cached))) {
+        cache.delete(hash);
+        const credential = await load(digest);
+        assertUsable(credential);
+        return { credential, fresh: true, hash };
       }
       const credential = cached ?? (await load(digest));
       assertUsable(credential);

@@ -72,6 +72,19 @@ describe("authentication at the gateway", () => {
     await expectUnauthorized(response, "invalid_token");
   });
 
+  test("when an expired key is given a new expiry or none, then its very next request is served", async () => {
+    const expiresAt = Date.now() + 1000;
+    const { id, key } = await tenant.keyWithId({ expires_at: new Date(expiresAt).toISOString() });
+    // Served once, so the gateway holds it; then refused once it has expired.
+    expect((await get({ authorization: `Bearer ${key}` })).status).toBe(200);
+    await Bun.sleep(expiresAt - Date.now() + 100);
+    await expectUnauthorized(await get({ authorization: `Bearer ${key}` }), "invalid_token");
+    await tenant.admin.updateKey(tenant.workspaceId, id, { expires_at: null });
+    expect((await get({ authorization: `Bearer ${key}` })).status).toBe(200);
+    await tenant.admin.updateKey(tenant.workspaceId, id, { expires_at: new Date(Date.now() + 60_000).toISOString() });
+    expect((await get({ authorization: `Bearer ${key}` })).status).toBe(200);
+  });
+
   test("when a key is revoked, then its very next request is 401 invalid_token", async () => {
     const { id, key } = await tenant.keyWithId();
     expect((await get({ authorization: `Bearer ${key}` })).status).toBe(200);
