@@ -1,5 +1,5 @@
 import type { Pool } from "@ws/shared";
-import { databaseNow, keyHashPrefixesAfter, keyHashPrefixesCreatedSince } from "../identity/api-keys";
+import { databaseNow, keyHashPrefixesAfter, keyHashPrefixesChangedSince, type KeyHashPrefixes } from "../identity/api-keys";
 
 /**
  * "Could this hash be a key that exists?", answered from memory, so an address
@@ -7,8 +7,9 @@ import { databaseNow, keyHashPrefixesAfter, keyHashPrefixesCreatedSince } from "
  * letting its guesses reach the database (gateway/src/ratelimit/README.md).
  *
  * Each replica holds the first 8 bytes of the hash of every key that is not
- * revoked: 8 bytes a key (8 MB for a million keys), sorted for binary search,
- * plus a small set of recent ones. A guess matches a stored prefix by chance
+ * revoked, and of the secret a rotation replaced while it still works: 8 bytes
+ * a secret (8 MB for a million keys), sorted for binary search, plus a small
+ * set of recent ones. A guess matches a stored prefix by chance
  * with probability (keys / 2^64): no guess reaches the database in practice.
  *
  * Never a false "no" for a key whose creation was acknowledged before the
@@ -31,6 +32,16 @@ const MERGE_AT = 4096;
 
 function prefixOf(hash: Uint8Array): bigint {
   return new DataView(hash.buffer, hash.byteOffset, 8).getBigUint64(0);
+}
+
+/** Every working secret's prefix of these keys. */
+function prefixesOf(rows: readonly KeyHashPrefixes[]): bigint[] {
+  const out: bigint[] = [];
+  for (const row of rows) {
+    out.push(prefixOf(row.prefix));
+    if (row.previous_prefix) out.push(prefixOf(row.previous_prefix));
+  }
+  return out;
 }
 
 /** Two sorted arrays as one sorted array, in one pass. */
@@ -107,12 +118,13 @@ export function createKnownKeys(deps: KnownKeysOptions): KnownKeys & { readonly 
     let after: string | null = null;
     for (;;) {
       const page = await keyHashPrefixesAfter(deps.sql, after, pageSize);
-      if (count + page.length > all.length) {
-        const grown = new BigUint64Array(Math.max(all.length * 2, count + page.length));
+      const found = prefixesOf(page);
+      if (count + found.length > all.length) {
+        const grown = new BigUint64Array(Math.max(all.length * 2, count + found.length));
         grown.set(all);
         all = grown;
       }
-      for (const row of page) all[count++] = prefixOf(row.prefix);
+      for (const prefix of found) all[count++] = prefix;
       if (page.length < pageSize) break;
       after = page.at(-1)!.id;
     }
@@ -131,8 +143,7 @@ export function createKnownKeys(deps: KnownKeysOptions): KnownKeys & { readonly 
   async function syncNewKeys(): Promise<void> {
     await loaded();
     const from = await databaseNow(deps.sql);
-    const rows = await keyHashPrefixesCreatedSince(deps.sql, syncFrom!);
-    prefixes.add(rows.map((row) => prefixOf(row.prefix)));
+    prefixes.add(prefixesOf(await keyHashPrefixesChangedSince(deps.sql, syncFrom!)));
     syncFrom = new Date(from.getTime() - SYNC_OVERLAP_SECONDS * 1000);
   }
 

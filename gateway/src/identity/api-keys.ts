@@ -166,17 +166,31 @@ export async function databaseNow(sql: Sql): Promise<Date> {
   return row!.now;
 }
 
-/** The first 8 bytes of the hash of each key not revoked, one page in id order. */
-export async function keyHashPrefixesAfter(sql: Sql, afterId: string | null, limit: number): Promise<{ id: string; prefix: Buffer }[]> {
-  return sql<{ id: string; prefix: Buffer }[]>`
-    select id, substring(key_hash from 1 for 8) as prefix from api_keys
+/** The first 8 bytes of a key's secrets' hashes: its current one, and the one it replaced while that still works. */
+export interface KeyHashPrefixes {
+  prefix: Buffer;
+  previous_prefix: Buffer | null;
+}
+
+/** The hash prefixes of each key not revoked, one page in id order. */
+export async function keyHashPrefixesAfter(sql: Sql, afterId: string | null, limit: number): Promise<(KeyHashPrefixes & { id: string })[]> {
+  return sql<(KeyHashPrefixes & { id: string })[]>`
+    select id, substring(key_hash from 1 for 8) as prefix,
+      case when previous_key_expires_at > now() then substring(previous_key_hash from 1 for 8) end as previous_prefix
+    from api_keys
     where revoked_at is null and (${afterId}::uuid is null or id > ${afterId}::uuid)
     order by id limit ${limit}`;
 }
 
-/** The same for keys created at or after a moment (by the api_keys_created_at_idx index). */
-export async function keyHashPrefixesCreatedSince(sql: Sql, since: Date): Promise<{ prefix: Buffer }[]> {
-  return sql<{ prefix: Buffer }[]>`
-    select substring(key_hash from 1 for 8) as prefix from api_keys
-    where created_at >= ${since} and revoked_at is null`;
+/**
+ * The same for keys created or rotated at or after a moment (a rotation gives a
+ * key a new secret without a new row), each by its own index.
+ */
+export async function keyHashPrefixesChangedSince(sql: Sql, since: Date): Promise<KeyHashPrefixes[]> {
+  return sql<KeyHashPrefixes[]>`
+    select substring(key_hash from 1 for 8) as prefix, null::bytea as previous_prefix from api_keys
+    where created_at >= ${since} and revoked_at is null
+    union all
+    select substring(key_hash from 1 for 8), substring(previous_key_hash from 1 for 8) from api_keys
+    where rotated_at >= ${since} and revoked_at is null`;
 }

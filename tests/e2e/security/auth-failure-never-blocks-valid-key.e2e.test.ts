@@ -49,6 +49,21 @@ async function blockThisAddress(): Promise<void> {
 const lookups = async () => (await Promise.all(system.adminUrls.map((url) => metric(url, "auth_key_lookups_total")))).reduce((a, b) => a + b, 0);
 
 describe("failed-authentication limiting never refuses a valid key", () => {
+  test("when a key is rotated with a grace period, then from an address past its limit both secrets work at once on every replica, neither used before", async () => {
+    // None of these secrets is used before the address is blocked: the new secrets of two rotated keys, and the one a rotation replaced.
+    const { id } = await tenant.keyWithId();
+    const first = await tenant.admin.rotateKey(tenant.workspaceId, id, { grace_seconds: 600 });
+    const { id: otherId, key: replaced } = await tenant.keyWithId();
+    const rotated = await tenant.admin.rotateKey(tenant.workspaceId, otherId, { grace_seconds: 600 });
+    await blockThisAddress();
+    for (const url of system.baseUrls) {
+      for (const secret of [first.key, replaced, rotated.key]) {
+        const response = await apiClient(url, secret)("GET", "/v1/new-page");
+        expect({ url, status: response.status }).toEqual({ url, status: 200 });
+      }
+    }
+  });
+
   test("when an address is past its failure limit, then a key created afterwards, and one never used before, work at once on every replica", async () => {
     const earlier = await tenant.key();
     await blockThisAddress();
