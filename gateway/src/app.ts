@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
@@ -54,6 +54,8 @@ const clientAddressOf = (request: Request) => clientAddresses.get(request) ?? "u
  * and the proxy) and an internal app (management API, metrics, probes).
  */
 export function createApp(deps: GatewayDeps) {
+  // The management API's date-times are RFC 3339 exactly, as the services' are (no 2030-02-30 rolled into March).
+  registerDateTimeFormat();
   const handlePublicRequest = createPublicRequestHandler(deps.publicRequests);
   const health = healthRoutes({ checks: deps.readiness, isDraining: deps.isDraining, onReadiness: deps.onReadiness });
 

@@ -95,6 +95,19 @@ describe("management inputs the database cannot hold", () => {
     }
   });
 
+  test("when expires_at names a day or an hour that does not exist, then 422 names it instead of rolling it into the next", async () => {
+    const created = await admin("POST", `/workspaces/${tenant.workspaceId}/api-keys`, { name: "k", created_by: tenant.ownerId, scopes: ["docs:read"] });
+    for (const expiresAt of ["2030-02-30T00:00:00Z", "2030-01-01T24:00:00Z", "2031-02-29T00:00:00Z", "2030-04-31T10:00:00+02:00"]) {
+      const response = await admin("POST", `/workspaces/${tenant.workspaceId}/api-keys`, { name: "k", created_by: tenant.ownerId, scopes: ["docs:read"], expires_at: expiresAt });
+      expect({ expiresAt, status: response.status }).toEqual({ expiresAt, status: 422 });
+      expectError(response, 422, "validation_error", ["expires_at"]);
+      expectError(await admin("PATCH", `/workspaces/${tenant.workspaceId}/api-keys/${created.body.id}`, { expires_at: expiresAt }), 422, "validation_error", ["expires_at"]);
+    }
+    // A leap second ends a UTC day: read as the next day's first instant.
+    const leap = await admin("PATCH", `/workspaces/${tenant.workspaceId}/api-keys/${created.body.id}`, { expires_at: "2032-12-31T23:59:60Z" });
+    expect(leap.body.expires_at).toBe("2033-01-01T00:00:00.000Z");
+  });
+
   test("when expires_at is the last instant of year 9999, then the key is created", async () => {
     const response = await admin("POST", `/workspaces/${tenant.workspaceId}/api-keys`, { name: "k", created_by: tenant.ownerId, scopes: ["docs:read"], expires_at: "9999-12-31T23:59:59Z" });
     expect(response.status).toBe(201);

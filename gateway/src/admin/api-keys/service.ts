@@ -1,4 +1,4 @@
-import { ApiError, expandPermissions, isUuid, readList, resolvePaging, seesAllTeams, uuidv7, type Scope } from "@ws/shared";
+import { ApiError, expandPermissions, isUuid, readList, resolvePaging, rfc3339Instant, seesAllTeams, uuidv7, type Scope } from "@ws/shared";
 import { effectiveScopes } from "../../auth/permissions";
 import {
   countApiKeys,
@@ -71,9 +71,9 @@ const LATEST_EXPIRY = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 function futureExpiry(value: string | null | undefined): Date | null {
   if (!value) return null;
-  const expiresAt = new Date(value);
+  const expiresAt = rfc3339Instant(value);
   // An offset can carry 9999-12-31 into year 10000, which ISO 8601's four-digit years (and the database's input) cannot spell.
-  if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) throw ApiError.validation(["expires_at"], "expires_at must be a date-time in the future.", "future");
+  if (expiresAt === null || expiresAt.getTime() <= Date.now()) throw ApiError.validation(["expires_at"], "expires_at must be a date-time in the future.", "future");
   if (expiresAt.getTime() > LATEST_EXPIRY) throw ApiError.validation(["expires_at"], "expires_at must be before the year 10000 in UTC.", "range");
   return expiresAt;
 }
@@ -157,8 +157,8 @@ function previousSecretEnd(body: RotateApiKeyBody, now: number): Date {
     throw ApiError.validation(["grace_seconds", "old_key_expires_at"], "Give grace_seconds or old_key_expires_at, not both.", "one_only");
   }
   if (body.old_key_expires_at === undefined) return new Date(now + (body.grace_seconds ?? 0) * 1000);
-  const end = new Date(body.old_key_expires_at);
-  if (Number.isNaN(end.getTime()) || end.getTime() < now - 1000 || end.getTime() > now + MAX_ROTATION_GRACE_SECONDS * 1000) {
+  const end = rfc3339Instant(body.old_key_expires_at);
+  if (end === null || end.getTime() < now - 1000 || end.getTime() > now + MAX_ROTATION_GRACE_SECONDS * 1000) {
     throw ApiError.invalid("validation_error", [
       {
         field: "old_key_expires_at",
