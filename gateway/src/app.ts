@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { createBodyBudget, DEFAULT_MAX_BODY_BYTES, errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
@@ -36,6 +36,9 @@ export interface GatewayDeps {
   cors?: CorsOrigins;
 }
 
+/** Management request bodies in transit at once (each at most DEFAULT_MAX_BODY_BYTES): past it, 503 with Retry-After. */
+const MANAGEMENT_BODIES_BYTES = 16 * 1024 * 1024;
+
 /** The first path segments of the public operations; everything else on the public port is the documentation, Elysia's (probes) or a 404. */
 const API_PREFIXES = [...new Set(PUBLIC_OPERATION_LIST.map((operation) => operation.path.slice(0, operation.path.indexOf("/", 1) + 1)))];
 
@@ -64,10 +67,12 @@ export function createApp(deps: GatewayDeps) {
     .use(health)
     .all("/*", ({ request }) => handlePublicRequest(request, clientAddressOf(request)));
 
+  // The management API's bodies are read here, not by a front: within the default limit, and all of them at once within a budget.
+  const managementBodies = createBodyBudget({ totalBytes: MANAGEMENT_BODIES_BYTES });
   const adminAuth = (adminToken: string) => ({ adminToken, failures: deps.adminAuthFailures, clientAddressOf, onFailure: deps.onAdminAuthFailure });
   const adminApp = new Elysia()
     .use(errorHandler({ validationCode: "validation_error", logger: deps.logger }))
-    .use(jsonBodies())
+    .use(jsonBodies(() => ({ limitBytes: DEFAULT_MAX_BODY_BYTES, lease: managementBodies.lease() })))
     .use(health)
     .get("/metrics", () => (deps.metrics ? deps.metrics.response() : new Response("", { status: 404 })))
     .use(deps.adminToken ? adminRoutes(deps.admin, adminAuth(deps.adminToken)) : new Elysia());

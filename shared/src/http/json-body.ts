@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../errors/api-error";
-import { bodyIncomplete, receivedBody } from "./request-body";
+import { bodyIncomplete, readBodyWithin, receivedBody, type BodyLimits } from "./request-body";
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
@@ -24,16 +24,19 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * A body that is not JSON, not an object, not UTF-8, or sent without
- * Content-Type: application/json is a 400 bad_request.
+ * Content-Type: application/json is a 400 bad_request. With `limits`, a body
+ * not already read by the process's front is read within them (413 past the
+ * limit) instead of whole.
  */
-export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+export async function readJsonObject(request: Request, limits?: BodyLimits): Promise<Record<string, unknown>> {
   if (!JSON_TYPE.test(request.headers.get("content-type") ?? "")) {
     throw ApiError.badRequest("Send the request body as JSON with Content-Type: application/json.");
   }
   let bytes: Uint8Array | null;
   try {
-    bytes = await receivedBody(request);
-  } catch {
+    bytes = limits ? await receivedBody(request, () => readBodyWithin(request, limits)) : await receivedBody(request);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw bodyIncomplete();
   }
   let text: string;
@@ -56,11 +59,22 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
 
 const WITHOUT_BODY = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
 
-/** Every body an app accepts is parsed by readJsonObject, so the body rules hold everywhere. */
-export function jsonBodies() {
-  return new Elysia({ name: "json-bodies" }).onParse({ as: "global" }, ({ request }) =>
-    WITHOUT_BODY.has(request.method) ? null : readJsonObject(request),
-  );
+/**
+ * Every body an app accepts is parsed by readJsonObject, so the body rules hold
+ * everywhere. `limits`: for an app whose bodies no front has read (the
+ * gateway's management API).
+ */
+export function jsonBodies(limits?: () => BodyLimits) {
+  return new Elysia({ name: "json-bodies" }).onParse({ as: "global" }, async ({ request }) => {
+    if (WITHOUT_BODY.has(request.method)) return null;
+    const within = limits?.();
+    try {
+      return await readJsonObject(request, within);
+    } finally {
+      // Read and parsed: its bytes are no longer in transit.
+      within?.lease.release();
+    }
+  });
 }
 
 /** 204 with no body at all: Deno refuses a Response that has a body with a null-body status. */

@@ -161,14 +161,14 @@ export function keepReceivedBody(request: Request, body: Uint8Array | null): voi
   received.set(request, body);
 }
 
-/** The body the front read, or, for an app handed a request directly (in-process tests), the request's own. */
-export async function receivedBody(request: Request): Promise<Uint8Array | null> {
+/** The body the front read, or else the request's own, read by `read` (whole, by default: in-process tests). */
+export async function receivedBody(request: Request, read?: () => Promise<Uint8Array | null>): Promise<Uint8Array | null> {
   if (received.has(request)) {
     const body = received.get(request)!;
     received.delete(request);
     return body;
   }
-  return new Uint8Array(await request.arrayBuffer());
+  return read ? read() : new Uint8Array(await request.arrayBuffer());
 }
 
 /** The whole of a streamed body, for the few who need every byte before sending it on; the limits still hold. */

@@ -58,6 +58,36 @@ describe("the management API", () => {
     expectFields(await admin("PATCH", `${ws()}/members/${tenant.ownerId}`, {}), ["role", "active", "team_ids"]);
   });
 
+  test("when a body is over 1 MiB, declared or streamed, then it is 413 payload_too_large and nothing is made", async () => {
+    const name = `big-${crypto.randomUUID()}`;
+    const body = JSON.stringify({ name, pad: "y".repeat(1024 * 1024) });
+    const declared = await fetch(`${system.adminUrl}/admin/v1/workspaces`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${system.adminToken}`, "content-type": "application/json" },
+      body,
+    });
+    expect(declared.status).toBe(413);
+    expect((await declared.json()).error.code).toBe("payload_too_large");
+    const bytes = new TextEncoder().encode(body);
+    const streamed = await fetch(`${system.adminUrl}/admin/v1/workspaces`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${system.adminToken}`, "content-type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 65536) controller.enqueue(bytes.subarray(at, at + 65536));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    const listed = await admin("GET", `/admin/v1/workspaces?name=${name}`);
+    expect(listed.body.total).toBe(0);
+    // Just under the limit is read and parsed.
+    const under = await admin("POST", "/admin/v1/workspaces", { name, pad: "y".repeat(1024 * 1024 - 100) });
+    expect(under.status).toBe(201);
+  });
+
   test("when the JSON is malformed, then it is 400 bad_request", async () => {
     expectError(await admin("POST", "/admin/v1/workspaces", "{not json"), 400, "bad_request");
   });
