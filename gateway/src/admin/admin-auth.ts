@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
-import { ApiError, requestPath } from "@ws/shared";
+import { ApiError, requestIdOf, requestPath } from "@ws/shared";
 import { extractKey, unauthorized } from "../auth/extract-credential";
 import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
 import { ADMIN_DOCUMENT_PATH, ADMIN_PREFIX } from "./operations";
@@ -16,13 +16,16 @@ function isManagementPath(path: string): boolean {
   return (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) && path !== ADMIN_DOCUMENT_PATH;
 }
 
-/** The token as the API's keys are sent, refused in the management API's own words when there is none. */
+/** The token as the API's keys are sent, refused in the management API's own words. */
 function adminTokenOf(headers: Headers): string {
   try {
     return extractKey(headers);
   } catch (error) {
     if (error instanceof ApiError && error.code === "missing_token") {
       throw unauthorized("missing_token", "Send the admin token: Authorization: Bearer <ADMIN_TOKEN>.");
+    }
+    if (error instanceof ApiError && error.code === "invalid_token") {
+      throw unauthorized("invalid_token", "The admin token is not valid: send Authorization: Bearer <ADMIN_TOKEN>.");
     }
     throw error;
   }
@@ -49,6 +52,16 @@ export interface AdminAuthDeps {
 export function requireAdminToken(deps: AdminAuthDeps) {
   return new Elysia({ name: "require-admin-token" }).onRequest(async ({ request }) => {
     if (!isManagementPath(requestPath(request))) return;
+    try {
+      await admit(request);
+    } catch (error) {
+      // Answered here: an error thrown this early skips the error handler, and with it the body's request id.
+      if (error instanceof ApiError) return error.toResponse(requestIdOf(request));
+      throw error;
+    }
+  });
+
+  async function admit(request: Request): Promise<void> {
     const address = deps.clientAddressOf(request);
     try {
       await deps.failures.assertNotBlocked(address);
@@ -69,5 +82,5 @@ export function requireAdminToken(deps: AdminAuthDeps) {
       deps.onFailure?.(error.code as AdminAuthFailure);
       throw error;
     }
-  });
+  }
 }

@@ -30,7 +30,11 @@ describe("the management API", () => {
       const response = await apiClient(system.adminUrl)("POST", "/admin/v1/workspaces", body);
       expect({ status: response.status, code: response.body.error.code }).toEqual({ status: 401, code: "missing_token" });
       expect(response.body.error.message).toContain("admin token");
+      expect(response.body.error.details.request_id).toBe(response.headers.get("x-request-id"));
     }
+    const basic = await apiClient(system.adminUrl)("GET", "/admin/v1/workspaces", undefined, { authorization: "Basic dXNlcjpwYXNz" });
+    expect({ status: basic.status, code: basic.body.error.code }).toEqual({ status: 401, code: "invalid_token" });
+    expect(basic.body.error.message).toContain("admin token");
     const unknownPath = await apiClient(system.adminUrl, "wrong-token-wrong-token")("GET", "/admin/v1/nothing");
     expect(unknownPath.status).toBe(401);
   });
