@@ -35,6 +35,14 @@ describe("the management OpenAPI document", () => {
     expect(documented.sort()).toEqual(table.sort());
   });
 
+  test("when a list takes page and per_page, then the document says they are integers of at least 1 with their defaults, as the table does", async () => {
+    const document = await buildAdminOpenApiDocument(routes());
+    const parameters = document.paths[`${ADMIN_PREFIX}/workspaces`].get.parameters as { name: string; schema: Record<string, unknown> }[];
+    const schemaOf = (name: string) => parameters.find((parameter) => parameter.name === name)!.schema;
+    expect(schemaOf("page")).toMatchObject({ type: "integer", minimum: 1, default: 1 });
+    expect(schemaOf("per_page")).toMatchObject({ type: "integer", minimum: 1, default: 20 });
+  });
+
   test("when the routes have served requests, then the document generated afterwards is the same", async () => {
     const before = JSON.stringify(await buildAdminOpenApiDocument(routes()));
     const app = routes();

@@ -18,7 +18,7 @@ const INFO = {
     "",
     "**Authentication.** `Authorization: Bearer <ADMIN_TOKEN>` on every operation. This document and the docs page need none.",
     "",
-    "**Errors.** Every 4xx and 5xx body is the `Error` object. A validation failure (422, or 400 for a body that is not a JSON object) names the fields in `error.details.fields` and says per field, in `error.details.errors`, which rule failed and what is allowed.",
+    "**Errors.** Every 4xx and 5xx body is the `Error` object. A validation failure (422, or 400 for a body that is not a JSON object) names the fields in `error.details.fields` and says per field, in `error.details.errors`, which rule failed and what is allowed. A known path asked with a method it does not accept answers `405 method_not_allowed` with `Allow`, before the token is checked.",
     "",
     "**Audit.** Every change is recorded in the audit log of its workspace, with the request id and a fingerprint of the admin credential.",
   ].join("\n"),
@@ -73,10 +73,12 @@ function normalize(generated: Json): Json {
         };
       }
       if (!responses[spec.success.status]) responses[spec.success.status] = { description: spec.success.description };
+      // A query integer travels as digits (the mount reads them): the table's own schema says what it means.
+      const declared = (name: string): JsonSchema | undefined => ((spec.query as Json | undefined)?.properties as Json | undefined)?.[name];
       const parameters = ((operation.parameters ?? []) as Json[]).map(({ examples, description, schema, ...parameter }) => ({
         ...parameter,
         ...(description ? { description } : {}),
-        schema: use(schema),
+        schema: use((parameter.in === "query" && declared(parameter.name)) || schema),
         ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
       }));
       const body = operation.requestBody && jsonContent(operation.requestBody.content, use);

@@ -18,9 +18,12 @@ export function adminOperationErrors(operation: AdminOperationSpec): Map<number,
   const reasons = new Map<number, string[]>();
   const add = (status: number, reason: string) => reasons.set(status, [...(reasons.get(status) ?? []), reason]);
   add(401, "`missing_token` or `invalid_token`: send `Authorization: Bearer <ADMIN_TOKEN>`.");
+  add(429, "`rate_limit_exceeded`: this client address failed the admin token too often this minute, and is refused whatever it sends until `Retry-After`.");
   add(500, "Something failed on our side; quote the `X-Request-Id`.");
+  add(503, "`service_unavailable`: the database cannot be reached, and nothing was done (`Retry-After`); or a change of keys, members or teams was committed but could not be announced to every gateway replica (`details.committed` true, `details.propagated` false).");
   if (operation.body) {
     add(400, "The body is not valid JSON, not a JSON object, or sent without `Content-Type: application/json`; the message says which.");
+    add(413, "`payload_too_large`: the body is larger than 1 MiB.");
     add(422, "A body field breaks its rule: `details.fields` names it, `details.errors` says which rule failed and what is allowed.");
   }
   if (operation.query) add(422, "A query parameter breaks its rule: `details.fields` names it, `details.errors` says which rule failed and what is allowed.");
