@@ -25,6 +25,13 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  test("when a POST documents Idempotency-Key, then its pattern refuses what the gateway refuses (a space) and takes every visible character", () => {
+    const parameters = (document.paths as Record<string, Record<string, any>>)["/v1/new-page"]!.post.parameters as { name: string; schema: { pattern: string } }[];
+    const pattern = new RegExp(parameters.find((parameter) => parameter.name === "Idempotency-Key")!.schema.pattern);
+    expect(["a b", "tab\there", "é"].map((key) => pattern.test(key))).toEqual([false, false, false]);
+    expect(pattern.test("!~8e03978e-40d5-43e8-bc93-6894a57f9324")).toBe(true);
+  });
+
   test("when a schema is named, then it is a component and no TypeBox $id is left", () => {
     const text = JSON.stringify(document);
     expect(text).not.toContain('"$id"');

@@ -165,8 +165,8 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           const groupHeld = group === undefined ? 0 : (byGroup.get(group) ?? 0);
           if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShare("workspace", items);
           // Past the total too, it is still this holder that has to wait, not the newcomer it would crowd out.
-          const gaveUp = key !== undefined && limits.abandonedCountsMs !== undefined && recentlyAbandoned(key);
-          if ((keyHeld > 0 || gaveUp) && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
+          const holdsRoom = keyHeld > 0 || (key !== undefined && limits.abandonedCountsMs !== undefined && recentlyAbandoned(key));
+          if (holdsRoom && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
             throw overShare(limits.holder ?? "key", items);
           }
           if (total + bytes > limits.totalBytes && !makeRoom(bytes)) {

@@ -8,7 +8,7 @@ import { errorHandler } from "./error-handler";
 function keptLines() {
   const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
   const keep = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push({ level, message, fields });
-  const logger = { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error") } as unknown as Logger;
+  const logger: Logger = { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error") };
   return { lines, logger };
 }
 
