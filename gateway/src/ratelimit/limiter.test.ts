@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decide, windowEnd } from "./limiter";
+import { decide, underLimit, windowEnd } from "./limiter";
 
 const MINUTE = 1_763_700_000 - (1_763_700_000 % 60);
 
@@ -45,5 +45,24 @@ describe("decide", () => {
 
   test("when counts run far past the limit, then Remaining is never negative", () => {
     for (const count of [11, 100, 1_000_000]) expect(decide(count, 10, MINUTE, 0, null).remaining).toBe(0);
+  });
+});
+
+describe("underLimit", () => {
+  test("when a request counted under 1000 is held to a new limit of 2, then it is limited until the window's end", () => {
+    const decision = underLimit(decide(3, 1000, MINUTE + 20, 0, "4"), 2, MINUTE + 20);
+    expect(decision).toEqual({ outcome: "limited", limit: 2, count: 3, remaining: 0, resetAt: MINUTE + 60, retryAfter: 40, authEpoch: "4" });
+  });
+
+  test("when a refused request is held to a raised limit, then it is allowed with what the new limit leaves", () => {
+    const decision = underLimit(decide(3, 2, MINUTE + 20, 0, "4"), 100, MINUTE + 20);
+    expect(decision).toEqual({ outcome: "allowed", limit: 100, count: 3, remaining: 97, resetAt: MINUTE + 60, retryAfter: 0, authEpoch: "4" });
+  });
+
+  test("when the limit is the same, or the key is suspended, then the decision stands", () => {
+    const same = decide(3, 10, MINUTE, 0, null);
+    expect(underLimit(same, 10)).toBe(same);
+    const suspended = decide(30, 10, MINUTE, 120, null);
+    expect(underLimit(suspended, 1000)).toBe(suspended);
   });
 });

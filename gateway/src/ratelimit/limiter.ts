@@ -93,6 +93,20 @@ export function suspensionThreshold(limit: number, policy: SuspensionPolicy): nu
 }
 
 /**
+ * The decision a request counted under one limit gets under another: the key's
+ * limit changed (the management API answered) between the cached key the count
+ * used and the key read again in the same request. The count stands; a
+ * suspension already decided stays.
+ */
+export function underLimit(decision: RateLimitDecision, limit: number, nowSeconds = Date.now() / 1000): RateLimitDecision {
+  if (decision.limit === limit || decision.outcome === "suspended") return decision;
+  if (decision.count > limit) {
+    return { ...decision, outcome: "limited", limit, remaining: 0, retryAfter: Math.max(1, Math.ceil(decision.resetAt - nowSeconds)) };
+  }
+  return { ...decision, outcome: "allowed", limit, remaining: limit - decision.count, retryAfter: 0 };
+}
+
+/**
  * Shared by every limiter so Redis and memory decide identically. `count`
  * includes this request; `suspendedForSeconds` is what is left of a suspension.
  */

@@ -4,6 +4,7 @@ import { expectError } from "../../harness/assertions";
 import { apiClient, managementClient } from "../../harness/http";
 import { sharedSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
+import { freshWindow } from "../ratelimit/helpers";
 
 let system: TestSystem;
 let tenant: Tenant;
@@ -53,7 +54,8 @@ describe("reading a key", () => {
 });
 
 describe("updating a key", () => {
-  test("when a key's name, rate limit and expiry are changed, then the record shows them and the requests after the next one use the new limit", async () => {
+  test("when a key's name, rate limit and expiry are changed, then the record shows them and the very next request is held to the new limit", async () => {
+    await freshWindow(10);
     const { id, key } = await tenant.keyWithId();
     const call = apiClient(system.baseUrl, key);
     expect((await call("GET", "/v1/new-page")).headers.get("x-ratelimit-limit")).toBe("1000");
@@ -61,11 +63,35 @@ describe("updating a key", () => {
     const updated = await admin("PATCH", `${keys()}/${id}`, { name: "renamed", rate_limit_per_minute: 7, expires_at: expiresAt });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: "renamed", rate_limit_per_minute: 7, expires_at: expiresAt });
-    // The next request learns the change while it is counted under the limit it was admitted with.
-    await call("GET", "/v1/new-page");
-    expect((await call("GET", "/v1/new-page")).headers.get("x-ratelimit-limit")).toBe("7");
+    const next = await call("GET", "/v1/new-page");
+    expect(next.status).toBe(200);
+    expect(next.headers.get("x-ratelimit-limit")).toBe("7");
+    expect(next.headers.get("x-ratelimit-remaining")).toBe("5");
     const cleared = await admin("PATCH", `${keys()}/${id}`, { rate_limit_per_minute: null, expires_at: null });
     expect(cleared.body).toMatchObject({ name: "renamed", rate_limit_per_minute: null, expires_at: null });
+  });
+
+  test("when a key's limit is lowered below what it has used this minute, then its very next request is refused 429", async () => {
+    await freshWindow(10);
+    const { id, key } = await tenant.keyWithId();
+    const call = apiClient(system.baseUrl, key);
+    for (let i = 0; i < 3; i++) expect((await call("GET", "/v1/new-page")).status).toBe(200);
+    expect((await admin("PATCH", `${keys()}/${id}`, { rate_limit_per_minute: 2 })).status).toBe(200);
+    const refused = await call("GET", "/v1/new-page");
+    expectError(refused, 429, "rate_limit_exceeded");
+    expect([refused.headers.get("x-ratelimit-limit"), refused.headers.get("x-ratelimit-remaining")]).toEqual(["2", "0"]);
+  });
+
+  test("when a refused key's limit is raised, then its very next request is admitted under the new limit", async () => {
+    await freshWindow(10);
+    const { id, key } = await tenant.keyWithId({ rate_limit_per_minute: 2 });
+    const call = apiClient(system.baseUrl, key);
+    for (let i = 0; i < 2; i++) expect((await call("GET", "/v1/new-page")).status).toBe(200);
+    expectError(await call("GET", "/v1/new-page"), 429, "rate_limit_exceeded");
+    expect((await admin("PATCH", `${keys()}/${id}`, { rate_limit_per_minute: 100 })).status).toBe(200);
+    const admitted = await call("GET", "/v1/new-page");
+    expect(admitted.status).toBe(200);
+    expect([admitted.headers.get("x-ratelimit-limit"), admitted.headers.get("x-ratelimit-remaining")]).toEqual(["100", "96"]);
   });
 
   test("when a key's expiry is moved to a moment that then passes, then the key answers 401", async () => {

@@ -1,12 +1,13 @@
 import type { Authenticated, Authenticator, Credential } from "../../auth/authenticator";
 import { assertAllowed, rateLimitHeaders } from "../../ratelimit/headers";
-import type { RateLimiter } from "../../ratelimit/limiter";
+import { underLimit, type RateLimiter } from "../../ratelimit/limiter";
 import type { RequestTrace } from "./trace";
 
 /**
  * Counts the request against its key (429 past the limit or while suspended),
- * and confirms the credential with the epoch read in the same round trip. From
- * here on every answer carries the rate-limit headers.
+ * and confirms the credential with the epoch read in the same round trip: a key
+ * read again there is held to its limit as read, so a changed limit applies to
+ * this very request. From here on every answer carries the rate-limit headers.
  */
 export async function limit(
   deps: { limiter: RateLimiter; authenticator: Authenticator; defaultRateLimit: number },
@@ -14,13 +15,15 @@ export async function limit(
   key: string,
   authenticated: Authenticated,
 ): Promise<Credential> {
-  const decision = await deps.limiter.hit({
+  const counted = await deps.limiter.hit({
     id: authenticated.credential.keyId,
     workspaceId: authenticated.credential.workspaceId,
     limit: authenticated.credential.rateLimitPerMinute ?? deps.defaultRateLimit,
   });
+  trace.outcome = counted.outcome;
+  const credential = await deps.authenticator.confirm(key, authenticated, counted.authEpoch);
+  const decision = underLimit(counted, credential.rateLimitPerMinute ?? deps.defaultRateLimit);
   trace.outcome = decision.outcome;
-  const credential = await deps.authenticator.confirm(key, authenticated, decision.authEpoch);
   trace.headers = rateLimitHeaders(decision);
   trace.keyId = credential.keyId;
   assertAllowed(decision);
