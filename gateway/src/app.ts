@@ -70,9 +70,10 @@ export function createApp(deps: GatewayDeps) {
   // The management API's bodies are read here, not by a front: within the default limit, and all of them at once within a budget.
   const managementBodies = createBodyBudget({ totalBytes: MANAGEMENT_BODIES_BYTES });
   const adminAuth = (adminToken: string) => ({ adminToken, failures: deps.adminAuthFailures, clientAddressOf, onFailure: deps.onAdminAuthFailure });
-  const adminApp = new Elysia()
+  // Bodies are checked as sent, as the services check theirs: Elysia's default normalizer turned "5" into 5.
+  const adminApp = new Elysia({ normalize: "typebox" })
     .use(errorHandler({ validationCode: "validation_error", logger: deps.logger }))
-    .use(jsonBodies(() => ({ limitBytes: DEFAULT_MAX_BODY_BYTES, lease: managementBodies.lease() })))
+    .use(jsonBodies(() => ({ limitBytes: DEFAULT_MAX_BODY_BYTES, lease: managementBodies.lease() }), { absentIsEmpty: true }))
     .use(health)
     .get("/metrics", () => (deps.metrics ? deps.metrics.response() : new Response("", { status: 404 })))
     .use(deps.adminToken ? adminRoutes(deps.admin, adminAuth(deps.adminToken)) : new Elysia());

@@ -22,6 +22,7 @@ export * from "./db/migrate";
 export * from "./ids/uuid7";
 export * from "./observability/logger";
 export * from "./operations/operation";
+export * from "./operations/closed-objects";
 export * from "./operations/mount-operations";
 export * from "./operations/public-operation";
 export * from "./operations/public-operations";

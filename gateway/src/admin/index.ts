@@ -19,7 +19,7 @@ export function adminActor(adminToken: string): string {
 /** The management API, mounted on the internal port only: every operation of its table, behind the admin token. */
 export function adminRoutes(deps: AdminDeps, auth: AdminAuthDeps) {
   const actor = adminActor(auth.adminToken);
-  const app = new Elysia({ prefix: ADMIN_PREFIX }).use(requireAdminToken(auth));
+  const app = new Elysia({ prefix: ADMIN_PREFIX, normalize: "typebox" }).use(requireAdminToken(auth));
   return mountOperations<typeof app, AdminOperations, AdminContext>(
     app,
     ADMIN_OPERATIONS,
@@ -33,7 +33,7 @@ export function adminRoutes(deps: AdminDeps, auth: AdminAuthDeps) {
     {
       context: (context): AdminContext => ({ caller: { requestId: requestIdOf(context.request as Request), actor } }),
       describe: (operationId, operation) => describeAdminRoute(operationId, operation as AdminOperationSpec),
-      invalidQueryCode: "validation_error",
+      validationCode: "validation_error",
     },
   );
 }

@@ -59,14 +59,23 @@ export async function readJsonObject(request: Request, limits?: BodyLimits): Pro
 
 const WITHOUT_BODY = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
 
+/** No byte of body: neither a length above 0 nor a chunked one. */
+function sentNoBody(request: Request): boolean {
+  const length = request.headers.get("content-length");
+  return !request.headers.has("transfer-encoding") && (length === null || length.trim() === "0");
+}
+
 /**
  * Every body an app accepts is parsed by readJsonObject, so the body rules hold
  * everywhere. `limits`: for an app whose bodies no front has read (the
- * gateway's management API).
+ * gateway's management API). `absentIsEmpty`: a request that sends no body at
+ * all reads as `{}` (the management API: rotating a key needs no options, and
+ * a create without one is told which fields it needs).
  */
-export function jsonBodies(limits?: () => BodyLimits) {
+export function jsonBodies(limits?: () => BodyLimits, options: { absentIsEmpty?: boolean } = {}) {
   return new Elysia({ name: "json-bodies" }).onParse({ as: "global" }, async ({ request }) => {
     if (WITHOUT_BODY.has(request.method)) return null;
+    if (options.absentIsEmpty && sentNoBody(request)) return {};
     const within = limits?.();
     try {
       return await readJsonObject(request, within);

@@ -2,6 +2,7 @@ import { t, type AnyElysia, type TSchema } from "elysia";
 import { ApiError } from "../errors/api-error";
 import { DECIMAL_DIGITS, type FieldError } from "../errors/field-errors";
 import { noContent } from "../http/json-body";
+import { unknownClosedMembers } from "./closed-objects";
 import { dropInheritedNames } from "./inherited-names";
 import { paramsSchema, type OperationHandlers, type OperationShape } from "./operation";
 
@@ -25,8 +26,12 @@ export interface OperationResult {
 export interface MountOptions<Context> {
   /** Picks what the app derived for the request (the principal, say) from Elysia's handler context. */
   context?: (elysiaContext: Record<string, unknown>) => Context;
-  /** How a query integer that breaks its bounds is refused (with the parameter named); 422 validation_error by default. */
-  invalidQueryCode?: "validation_error" | "bad_request";
+  /**
+   * How a value the schema check does not see is refused (with the field named):
+   * a query integer past its bounds, an unknown member of a closed object; 422
+   * validation_error by default.
+   */
+  validationCode?: "validation_error" | "bad_request";
   /** Headers to send with a result, or a response to send instead of it (a 304, say). */
   answer?: (result: OperationResult) => { headers?: Record<string, string>; response?: Response } | undefined;
   /** Adds to each route's options: its `detail` for a generated document, the error statuses it declares in `response`. */
@@ -125,7 +130,7 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
         const input = {
           ...(options.context?.(elysiaContext) as object),
           params: route.params,
-          query: query ? readIntegers(route.query, query.integers, options.invalidQueryCode ?? "validation_error") : route.query,
+          query: query ? readIntegers(route.query, query.integers, options.validationCode ?? "validation_error") : route.query,
           body: route.body,
         };
         const result = await handler(input);
@@ -141,6 +146,8 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
         transform: (elysiaContext: Record<string, unknown>) => {
           dropInheritedNames(elysiaContext.query, query?.schema);
           dropInheritedNames(elysiaContext.body, operation.body);
+          const unknown = unknownClosedMembers(elysiaContext.body, operation.body);
+          if (unknown.length > 0) throw ApiError.invalid(options.validationCode ?? "validation_error", unknown);
         },
         ...(params ? { params } : {}),
         ...(query ? { query: query.schema } : {}),

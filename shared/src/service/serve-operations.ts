@@ -61,7 +61,7 @@ export function serveOperations<App extends AnyElysia, Service extends ServiceNa
       ifMatch: (request as Request).headers.get("if-match") ?? undefined,
       holdUntilAnswered: (hold) => releaseWhenAnswered(request as Request, hold),
     }),
-    invalidQueryCode: PUBLIC_SERVICES[service].validationCode,
+    validationCode: PUBLIC_SERVICES[service].validationCode,
     answer: answerWithVersion,
   });
 }

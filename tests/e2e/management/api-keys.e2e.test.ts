@@ -53,6 +53,37 @@ describe("reading a key", () => {
   });
 });
 
+describe("creating a key", () => {
+  test("when permissions name a resource that has no levels, then 422 names it and lists the resources, and no key is made", async () => {
+    const before = (await admin("GET", keys())).body.total;
+    const refused = await admin("POST", keys(), { name: "pages", created_by: tenant.ownerId, permissions: { docs: "read", pages: "full" } });
+    expectError(refused, 422, "validation_error", ["permissions"]);
+    expect(refused.body.error.details.errors).toEqual([
+      {
+        field: "permissions.pages",
+        rule: "unknown_field",
+        message: "permissions.pages is not an allowed field; allowed: lists, docs, calendar, workflows, agents",
+        allowed: ["lists", "docs", "calendar", "workflows", "agents"],
+      },
+    ]);
+    expect((await admin("GET", keys())).body.total).toBe(before);
+  });
+
+  test("when a number is sent as a string of digits, then 422 says it must be an integer", async () => {
+    const limit = await admin("POST", keys(), { name: "digits", created_by: tenant.ownerId, scopes: ["docs:read"], rate_limit_per_minute: "5" });
+    expectError(limit, 422, "validation_error", ["rate_limit_per_minute"]);
+    const { id } = await tenant.keyWithId();
+    expectError(await admin("PATCH", `${keys()}/${id}`, { rate_limit_per_minute: "7" }), 422, "validation_error", ["rate_limit_per_minute"]);
+    expectError(await admin("POST", `${keys()}/${id}/rotate`, { grace_seconds: "10" }), 422, "validation_error", ["grace_seconds"]);
+  });
+
+  test("when a create sends no body at all, then 422 names the required fields", async () => {
+    const refused = await admin("POST", keys());
+    expectError(refused, 422, "validation_error");
+    expect(refused.body.error.details.errors.map((error: { rule: string }) => error.rule)).toContain("required");
+  });
+});
+
 describe("updating a key", () => {
   test("when a key's name, rate limit and expiry are changed, then the record shows them and the very next request is held to the new limit", async () => {
     await freshWindow(10);
@@ -146,11 +177,13 @@ describe("rotating a key", () => {
     expect(read.text).not.toContain(newKey);
   });
 
-  test("when a key is rotated without a grace, then the old secret stops at once; rotating again ends the older grace", async () => {
+  test("when a key is rotated without a grace (or without any body), then the old secret stops at once; rotating again ends the older grace", async () => {
     const { id, key: first } = await tenant.keyWithId();
     const second = (await admin("POST", `${keys()}/${id}/rotate`, { grace_seconds: 3600 })).body.key;
     expect((await apiClient(system.baseUrl, first)("GET", "/v1/new-page")).status).toBe(200);
-    const third = (await admin("POST", `${keys()}/${id}/rotate`, {})).body.key;
+    const rotated = await admin("POST", `${keys()}/${id}/rotate`);
+    expect(rotated.status).toBe(200);
+    const third = rotated.body.key;
     expectError(await apiClient(system.baseUrl, first)("GET", "/v1/new-page"), 401, "invalid_token");
     expectError(await apiClient(system.baseUrl, second)("GET", "/v1/new-page"), 401, "invalid_token");
     expect((await apiClient(system.baseUrl, third)("GET", "/v1/new-page")).status).toBe(200);

@@ -1,19 +1,21 @@
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { DATE_TIME_PATTERN, ListEnvelope, OneOf, PagingQuery, PERMISSION_LEVELS, SCOPES, STORABLE_NON_BLANK_PATTERN } from "@ws/shared";
+import { closedObject, DATE_TIME_PATTERN, ListEnvelope, OneOf, PagingQuery, PERMISSION_LEVELS, SCOPES, STORABLE_NON_BLANK_PATTERN } from "@ws/shared";
 
 const Scope = OneOf(SCOPES);
 const Scopes = (description: string) => t.Array(Scope, { description });
 
 /** Permission levels per resource, e.g. {"calendar": "write", "docs": "full", "workflows": "run"}. */
-const Permissions = t.Object(
+const Permissions = closedObject(
   Object.fromEntries(
     Object.entries(PERMISSION_LEVELS).map(([resource, levels]) => [resource, t.Optional(OneOf(Object.keys(levels) as [string, ...string[]]))]),
   ),
-  { additionalProperties: false, description: "Permission levels per resource, expanded to scopes: lists/docs/calendar none|read|write|full, workflows/agents none|read|run." },
+  { description: "Permission levels per resource, expanded to scopes: lists/docs/calendar none|read|write|full, workflows/agents none|read|run." },
 );
 
 const DateTimeInput = (description: string) => t.String({ format: "date-time", pattern: DATE_TIME_PATTERN, description, examples: ["2027-01-01T00:00:00Z"] });
-const RateLimit = t.Integer({ minimum: 1, maximum: 1_000_000, description: "Requests a minute for this key; null uses the gateway's default." });
+// TypeBox's integer, not Elysia's: that one also takes "5" and turns it into 5, and a body is checked as sent.
+const RateLimit = Type.Integer({ minimum: 1, maximum: 1_000_000, description: "Requests a minute for this key; null uses the gateway's default." });
 const Name = t.String({ minLength: 1, maxLength: 100, pattern: STORABLE_NON_BLANK_PATTERN, description: "1 to 100 characters, not only whitespace, no NUL or lone surrogate: what the key is for.", examples: ["ci deploy (prod)"] });
 
 export const CreateApiKeyBody = t.Object(
@@ -51,7 +53,7 @@ export const MAX_ROTATION_GRACE_SECONDS = 86_400;
 export const RotateApiKeyBody = t.Object(
   {
     grace_seconds: t.Optional(
-      t.Integer({ minimum: 0, maximum: MAX_ROTATION_GRACE_SECONDS, description: "How long the old secret keeps working, 0 to 86400 seconds.", examples: [3600] }),
+      Type.Integer({ minimum: 0, maximum: MAX_ROTATION_GRACE_SECONDS, description: "How long the old secret keeps working, 0 to 86400 seconds.", examples: [3600] }),
     ),
     old_key_expires_at: t.Optional(DateTimeInput("When the old secret stops working: not in the past, at most 24 hours from now.")),
   },
