@@ -198,6 +198,8 @@ export async function rotateKey(deps: AdminDeps, caller: AdminCaller, workspaceI
 
 export async function revokeKey(deps: AdminDeps, caller: AdminCaller, workspaceId: string, keyId: string): Promise<void> {
   const current = await existingKey(deps, workspaceId, keyId);
+  // Revoking again answers as the first time did and changes nothing: no audit entry, no new credential epoch.
+  if (current.revoked_at !== null) return;
   await applyChange(
     deps,
     caller,
