@@ -34,6 +34,19 @@ describe("lists of pages with large contents", () => {
     }
   });
 
+  test("when contents take six times their size as JSON (control characters), then an answer is counted by its JSON: 422 where the stored text would fit", async () => {
+    const { call } = await pagesTenant();
+    // 1.5 Mi characters of U+0001: 1.5 MiB stored, 9 MiB in a body or an answer ("\u0001" each).
+    const content = "\u0001".repeat(1.5 * MiB);
+    for (const title of ["a", "b"]) await createPage(call, { title, content });
+    const refused = await call("GET", `${PAGES}?sort=title&order=asc`);
+    expectError(refused, 422, "validation_error", ["per_page"]);
+    expect(refused.body.error.details.errors[0]).toMatchObject({ field: "per_page", rule: "range", allowed: { min: 1, max: 1 } });
+    const served = await call("GET", `${PAGES}?sort=title&order=asc&per_page=1`);
+    expect(served.status).toBe(200);
+    expect(served.body.data[0].content).toBe(content);
+  });
+
   test("when small contents and a large one together are more than one answer carries, then 422 counts them all in allowed.max, and that per_page is served", async () => {
     const { call } = await pagesTenant();
     // The large content alone (10 MiB less a little) fits the 16 MiB an answer carries; with 64 KiB pages after it, 96 of them do.

@@ -9,8 +9,9 @@ const MiB = 1024 * 1024;
  * 10 MiB: a hundred of them in one answer, or a few such answers at once, would
  * take gigabytes, and so would many answers of one large page at once; a hundred
  * pages of 64 KiB make a 6.4 MiB answer, and many of those too. So an answer
- * whose contents together are over LISTED_CONTENT_MAX_BYTES (repository.ts)
- * is made only within a budget of the whole process, for all its contents,
+ * whose contents together take over LISTED_CONTENT_MAX_BYTES (repository.ts)
+ * is made only within a budget of the whole process, for all its contents
+ * (counted as they go out, escaped as JSON: a control character takes 6 bytes),
  * held until the answer has been sent (the gateway reads it only as fast as its
  * client does), of which one workspace holds at most half: past the budget a
  * read is refused (503, or 429 for the workspace's share, with Retry-After)
@@ -78,7 +79,7 @@ function tooMuchContent(rows: ListedPage[]): ApiError {
   let bytes = 0;
   let fitting = 0;
   for (const row of rows) {
-    bytes += row.content_bytes;
+    bytes += row.content_json_bytes;
     if (bytes > LARGE_CONTENTS_PER_WORKSPACE_BYTES) break;
     fitting++;
   }
@@ -101,7 +102,7 @@ function tooMuchContent(rows: ListedPage[]): ApiError {
  */
 export async function withLargeContents(sql: Sql, workspaceId: string, rows: ListedPage[], lease: BodyLease): Promise<PageRow[]> {
   let bytes = 0;
-  for (const row of rows) bytes += row.content_bytes;
+  for (const row of rows) bytes += row.content_json_bytes;
   if (bytes <= LISTED_CONTENT_MAX_BYTES) return rows.map((row) => withContent(row, row.content ?? ""));
   if (bytes > LARGE_CONTENTS_PER_WORKSPACE_BYTES) throw tooMuchContent(rows);
   lease.take(bytes);

@@ -73,7 +73,7 @@ export async function updatePage(
   const [row] = await sql<PageRow[]>`
     update pages set
       title = coalesce(${changes.title ?? null}::text, title),
-      content = coalesce(${changes.content ?? null}::text, content),
+      ${changes.content === undefined ? sql`` : sql`content = ${changes.content},`}
       updated_at = greatest(clock_timestamp(), updated_at + interval '1 microsecond')
     where workspace_id = ${workspaceId} and id = ${id} ${versionCondition(sql, versions)}
     returning ${sql.unsafe(changes.content === undefined ? COLUMNS : COLUMNS_BUT_CONTENT)}`;
@@ -121,11 +121,14 @@ function where(sql: Sql, filter: PageListFilter) {
 /** Contents up to this size come with a list's rows; a larger one is read only once the answer has room for it (pageContents). */
 export const LISTED_CONTENT_MAX_BYTES = 64 * 1024;
 
-/** A row of a list: its content, or, when that is larger than LISTED_CONTENT_MAX_BYTES, null and only its size. */
-export type ListedPage = Omit<PageRow, "content"> & { content: string | null; content_bytes: number };
-/** octet_length of a stored (TOASTed) text reads its header, not its bytes. */
-const LISTED_COLUMNS = `id, team_id, title, ${TIMESTAMPS}, octet_length(content) as content_bytes,
-  case when octet_length(content) <= ${LISTED_CONTENT_MAX_BYTES} then content end as content`;
+/**
+ * A row of a list: its content, or, when that takes more than
+ * LISTED_CONTENT_MAX_BYTES in the answer, null; and what it takes there (its
+ * JSON, migration 003).
+ */
+export type ListedPage = Omit<PageRow, "content"> & { content: string | null; content_json_bytes: number };
+const LISTED_COLUMNS = `id, team_id, title, ${TIMESTAMPS}, content_json_bytes,
+  case when content_json_bytes <= ${LISTED_CONTENT_MAX_BYTES} then content end as content`;
 
 export async function listPages(
   sql: Sql,

@@ -72,7 +72,7 @@ export async function createPage(sql: Pool, principal: Principal, body: CreatePa
 export async function getPage(sql: Pool, principal: Principal, id: string, holdUntilAnswered: (hold: AnswerHold) => void): Promise<Page> {
   const listed = await visiblePage(principal, id, (workspaceId, pageId) => pages.findListedPage(sql, workspaceId, pageId));
   if (listed.content !== null) return pages.withContent(listed, listed.content);
-  largeContentsLease(principal.workspace_id, holdUntilAnswered).take(listed.content_bytes);
+  largeContentsLease(principal.workspace_id, holdUntilAnswered).take(listed.content_json_bytes);
   return visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId));
 }
 
