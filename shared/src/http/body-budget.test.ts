@@ -186,3 +186,62 @@ describe("a holder that gave up an answer before it went out whole", () => {
     expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
   });
 });
+
+describe("the place of a holder refused for the total", () => {
+  const limits = { totalBytes: 100, perKeyBytes: 60, holder: "workspace" as const, items, placeKeptMs: 1000 };
+
+  test("when a holder is refused for the total, then holders asking after it take room only beside what it asked for, and its retry is served", () => {
+    const budget = createBodyBudget(limits);
+    const a = budget.lease("a");
+    a.take(50);
+    budget.lease("b").take(40);
+    expect(refusal(() => budget.lease("c").take(30))).toMatchObject({ status: 503 });
+    a.release();
+    // The room a gave back: a asking again takes it only beside c's 30, and so does a newcomer.
+    expect(refusal(() => budget.lease("a").take(50))).toMatchObject({ status: 503 });
+    expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
+    expect(refusal(() => budget.lease("c").take(30))).toBeUndefined();
+    expect(budget.inUse()).toBe(70);
+  });
+
+  test("when two holders are refused, then the first refused is served first, and the second after it", () => {
+    const budget = createBodyBudget(limits);
+    const a = budget.lease("a");
+    a.take(60);
+    budget.lease("b").take(30);
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
+    a.release();
+    expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
+    expect(refusal(() => budget.lease("c").take(40))).toBeUndefined();
+    expect(refusal(() => budget.lease("d").take(30))).toBeUndefined();
+  });
+
+  test("when a refused holder does not come back in time, then its place is given up", async () => {
+    const budget = createBodyBudget({ ...limits, placeKeptMs: 50 });
+    const a = budget.lease("a");
+    a.take(60);
+    budget.lease("b").take(30);
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    a.release();
+    await Bun.sleep(80);
+    expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
+  });
+
+  test("when a holder is refused for its own share, then it gets no place and holds no one back", () => {
+    const budget = createBodyBudget(limits);
+    budget.lease("a").take(60);
+    expect(refusal(() => budget.lease("a").take(10))).toMatchObject({ status: 429 });
+    expect(refusal(() => budget.lease("b").take(40))).toBeUndefined();
+  });
+
+  test("when the budget keeps no places, then whoever asks first once room frees takes it", () => {
+    const budget = createBodyBudget({ ...limits, placeKeptMs: undefined });
+    const a = budget.lease("a");
+    a.take(60);
+    budget.lease("b").take(30);
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    a.release();
+    expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
+  });
+});

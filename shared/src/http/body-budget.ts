@@ -89,6 +89,16 @@ export interface BodyBudgetLimits {
    * another holder kept the budget busy.
    */
   abandonedCountsMs?: number;
+  /**
+   * How long a holder refused for the total keeps its place in line after its
+   * last refused ask (absent: no line). Holders refused after it, and newcomers,
+   * then take room only beside what it asked for, so its retry finds it. Without
+   * it, two workspaces that ask again the moment their last answers are out
+   * take every room that frees before a third's retry comes (served 0 or 1
+   * times in 40). With it, contending workspaces are served in the order they
+   * were first refused: with N of them, a retry waits for the N − 1 before it.
+   */
+  placeKeptMs?: number;
 }
 
 export interface BudgetItems {
@@ -118,6 +128,29 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     if (Date.now() - at < limits.abandonedCountsMs!) return true;
     abandonedAt.delete(holder);
     return false;
+  };
+  /** Holders refused for the total, in the order they were first refused: what each asked for, and until when its place is kept. */
+  const places = new Map<string, { bytes: number; until: number }>();
+  /** Room the places of holders refused before `holder` keep (every place, for a holder that has none). */
+  const keptAhead = (holder: string | undefined): number => {
+    if (places.size === 0) return 0;
+    const now = Date.now();
+    let kept = 0;
+    for (const [placeHolder, place] of places) {
+      if (place.until < now) places.delete(placeHolder);
+      else if (placeHolder === holder) break;
+      else kept += place.bytes;
+    }
+    return kept;
+  };
+  /** A holder refused again keeps its first place, for what it asks for now or asked before, whichever is more. */
+  const keepPlace = (holder: string, bytes: number) => {
+    const until = Date.now() + limits.placeKeptMs!;
+    // Holders that were refused once and never came back are forgotten, not kept for ever.
+    if (places.size >= 1024) keptAhead(undefined);
+    const place = places.get(holder);
+    if (place) Object.assign(place, { bytes: Math.max(place.bytes, bytes), until });
+    else places.set(holder, { bytes, until });
   };
   /** Leases whose bytes are on their way out, each with its answer. */
   const sending = new Map<BodyLease, AnswerInTransit>();
@@ -169,9 +202,12 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (holdsRoom && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
             throw overShare(limits.holder ?? "key", items);
           }
-          if (total + bytes > limits.totalBytes && !makeRoom(bytes)) {
+          const ahead = limits.placeKeptMs === undefined ? 0 : keptAhead(key);
+          if (total + bytes + ahead > limits.totalBytes && !makeRoom(bytes + ahead)) {
+            if (key !== undefined && limits.placeKeptMs !== undefined) keepPlace(key, bytes);
             throw overTotal(items);
           }
+          if (key !== undefined) places.delete(key);
           count(bytes);
         },
         hold(bytes) {

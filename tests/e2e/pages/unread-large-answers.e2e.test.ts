@@ -147,6 +147,62 @@ describe("large answers whose clients read none of them", () => {
     }
   }, 90_000);
 
+  test("when two workspaces read 15 MiB lists steadily and ask for another every 0.1 s, then a third workspace retrying after Retry-After still reads its 8 MiB page, each time", async () => {
+    const { a, b, c, page } = await twoListsAndAPage();
+    let polling = true;
+    const served = { a: 0, b: 0 };
+    const reads: Promise<void>[] = [];
+    /** Reads an answer's body at about 4 MB/s, so that it is held for seconds. */
+    const readSteadily = async (answer: Response) => {
+      const started = performance.now();
+      let bytes = 0;
+      for await (const chunk of answer.body!) {
+        bytes += chunk.byteLength;
+        const ahead = bytes / 4_000 - (performance.now() - started);
+        if (ahead > 0) await Bun.sleep(ahead);
+      }
+    };
+    // Each asks for its list every 0.1 s, whether or not its last answer is still being read: the moment
+    // that answer's bytes have left the service, its next ask is a newcomer's.
+    const poll = async (key: string, name: "a" | "b") => {
+      while (polling) {
+        const asked = fetch(`${system.baseUrl}${PAGES}?per_page=2`, { headers: { authorization: `Bearer ${key}` } }).then(async (answer) => {
+          if (answer.status !== 200) return void (await answer.arrayBuffer());
+          served[name]++;
+          await readSteadily(answer);
+        });
+        reads.push(asked);
+        await Bun.sleep(100);
+      }
+    };
+    const pollers = [poll(a.key, "a"), Bun.sleep(2000).then(() => poll(b.key, "b"))];
+    try {
+      await Bun.sleep(3000);
+      const attempts: number[][] = [];
+      for (let read = 0; read < 3; read++) {
+        const statuses: number[] = [];
+        for (let attempt = 0; attempt < 12; attempt++) {
+          const answer = await c.call("GET", `${PAGES}/${page.id}`);
+          statuses.push(answer.status);
+          if (answer.status === 200) {
+            expect(answer.body.content.length).toBe(8 * MiB);
+            break;
+          }
+          expect(answer.status).toBe(503);
+          await Bun.sleep(Number(answer.headers.get("retry-after")) * 1000);
+        }
+        attempts.push(statuses);
+      }
+      console.log(`third workspace's reads, by attempt: ${JSON.stringify(attempts)}; lists served meanwhile: ${JSON.stringify(served)}`);
+      expect(attempts.map((statuses) => statuses.at(-1))).toEqual(Array(3).fill(200));
+      expect(served.a + served.b).toBeGreaterThan(2);
+    } finally {
+      polling = false;
+      await Promise.all(pollers);
+      await Promise.allSettled(reads);
+    }
+  }, 180_000);
+
   test("when two workspaces renew their unread 15 MiB lists every 7 s, before they could be cut, then once each has renewed a third workspace's 8 MiB page is served at every ask", async () => {
     const { a, b, c, page } = await twoListsAndAPage();
     await whileRenewingUnread([a.key, b.key], 7000, async () => {

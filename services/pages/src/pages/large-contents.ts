@@ -25,11 +25,18 @@ export const LARGE_CONTENTS_PER_WORKSPACE_BYTES = LARGE_CONTENTS_BYTES / 2;
  * one page can have (its create or update body's limit). Two workspaces within
  * their shares would otherwise fill the budget while each holds room, and a
  * third could read none of its large pages (429 goes to them instead). Two
- * that ask again only once their answers have left, each a newcomer at its
- * ask, can still fill it for as long as they keep reading: the budget bounds
- * memory, not a workspace's share of time.
+ * that ask again only once their answers have left are newcomers at each ask;
+ * what keeps them from filling it for as long as they keep reading is the
+ * place in line a refused workspace keeps (PLACE_KEPT_MS).
  */
 export const LARGE_CONTENTS_KEPT_FREE_BYTES = PUBLIC_SERVICES.pages.maxBodyBytes;
+
+/**
+ * How long a workspace refused for the whole budget keeps its place in line
+ * after its last ask: three times the Retry-After it is told (1 s), so a client
+ * that retries as told keeps it, and one that went away gives it up soon.
+ */
+export const PLACE_KEPT_MS = 3_000;
 
 /**
  * How long a workspace that gave up an answer before it went out whole still
@@ -52,6 +59,7 @@ const budget = createBodyBudget({
   items: { noun: "large page contents", reason: "list_answers_in_transit" },
   keepFreeForNewHolders: LARGE_CONTENTS_KEPT_FREE_BYTES,
   abandonedCountsMs: ABANDONED_COUNTS_MS,
+  placeKeptMs: PLACE_KEPT_MS,
 });
 
 /**
