@@ -18,8 +18,9 @@ const MiB = 1024 * 1024;
  * A system of its own: the budget is the whole pages process's.
  */
 let system: TestSystem;
+const pagesLog: string[] = [];
 beforeAll(async () => {
-  system = await startSystem();
+  system = await startSystem({ output: (name, line) => name === "pages" && pagesLog.push(line) });
 });
 afterAll(() => system?.stop());
 
@@ -99,6 +100,8 @@ describe("large answers whose clients read none of them", () => {
         expect(answer.status).toBe(200);
         expect(answer.body.data.map((listed: { content: string }) => listed.content.length)).toEqual([half.length, half.length]);
       }
+      // A cut is the process's own choice: no stack trace of it in the log.
+      expect(pagesLog.filter((line) => /^\s+at /.test(line))).toEqual([]);
     } finally {
       while (open.length) open.pop()!.close();
     }
