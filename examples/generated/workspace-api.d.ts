@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List pages
-         * @description The pages the key can see, most recently updated first by default, in the list envelope. A page number past the end answers 200 with empty `data`.
+         * @description The pages the key can see, most recently updated first by default, in the list envelope. A page number past the end answers 200 with empty `data`. A result page whose contents take more than 16 MiB is streamed, page by page: a page changed while it goes out appears as it is when its turn comes, one deleted meanwhile is left out of `data`.
          *
          *     Required scope: `docs:read`.
          */
@@ -1354,7 +1354,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description The request body is larger than 1 MiB. */
             413: components["responses"]["PayloadTooLarge"];
-            /** @description A query parameter is of the wrong type or format, or out of its bounds; `details.fields` names it. The pages of the result page hold more content than one answer carries (16 MiB of contents over 64 KiB each): `per_page` is named, with the most that fits in `allowed.max`. */
+            /** @description A query parameter is of the wrong type or format, or out of its bounds; `details.fields` names it. */
             422: components["responses"]["ValidationFailed"];
             /** @description The workspace's answers already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry. */
             429: components["responses"]["TooManyRequests"];

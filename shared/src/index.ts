@@ -24,6 +24,7 @@ export * from "./observability/logger";
 export * from "./operations/operation";
 export * from "./operations/closed-objects";
 export * from "./operations/mount-operations";
+export * from "./operations/streamed-json";
 export * from "./operations/public-operation";
 export * from "./operations/public-operations";
 export * from "./operations/route-table";

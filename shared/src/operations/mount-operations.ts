@@ -4,6 +4,7 @@ import { DECIMAL_DIGITS, type FieldError } from "../errors/field-errors";
 import { noContent } from "../http/json-body";
 import { unknownClosedMembers } from "./closed-objects";
 import { dropInheritedNames } from "./inherited-names";
+import { StreamedJson } from "./streamed-json";
 import { paramsSchema, type OperationHandlers, type OperationShape } from "./operation";
 
 /** The part of Elysia's handler context every operation reads. */
@@ -135,6 +136,7 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
         };
         const result = await handler(input);
         if (status === 204) return noContent();
+        if (result instanceof StreamedJson) return new Response(result.body, { status, headers: { "content-type": "application/json" } });
         const answer = options.answer?.({ operationId, operation, request: route.request, result });
         if (answer?.response) return answer.response;
         for (const [name, value] of Object.entries(answer?.headers ?? {})) route.set.headers[name] = value;

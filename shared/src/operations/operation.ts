@@ -1,4 +1,5 @@
 import { t, type Static, type TSchema } from "elysia";
+import type { StreamedJson } from "./streamed-json";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type SuccessStatus = 200 | 201 | 204;
@@ -31,9 +32,9 @@ export type OperationInput<Op extends OperationShape> = ([ParamNames<Op["path"]>
   (Op extends { query: infer Query extends TSchema } ? { query: Static<Query> } : unknown) &
   (Op extends { body: infer Body extends TSchema } ? { body: Static<Body> } : unknown);
 
-/** What a handler returns: the success schema's value, nothing for a 204, anything when the table gives no schema. */
+/** What a handler returns: the success schema's value (whole, or streamed), nothing for a 204, anything when the table gives no schema. */
 export type OperationOutput<Op extends OperationShape> = Op extends { success: { schema: infer Schema extends TSchema } }
-  ? Static<Schema>
+  ? Static<Schema> | StreamedJson
   : Op extends { success: { status: 204 } }
     ? void
     : unknown;

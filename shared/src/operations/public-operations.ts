@@ -11,11 +11,11 @@ const PAGE_OPERATIONS = serviceOperations("pages", {
   listPages: {
     method: "GET", path: "/v1/new-page", scope: "docs:read",
     summary: "List pages",
-    description: "The pages the key can see, most recently updated first by default, in the list envelope. A page number past the end answers 200 with empty `data`.",
+    description:
+      "The pages the key can see, most recently updated first by default, in the list envelope. A page number past the end answers 200 with empty `data`. A result page whose contents take more than 16 MiB is streamed, page by page: a page changed while it goes out appears as it is when its turn comes, one deleted meanwhile is left out of `data`.",
     query: PageListQuery,
     success: { status: 200, description: "One result page of pages.", schema: PageList },
     rules: [
-      { code: "validation_error", when: "The pages of the result page hold more content than one answer carries (16 MiB of contents over 64 KiB each): `per_page` is named, with the most that fits in `allowed.max`." },
       { code: "rate_limit_exceeded", when: "The workspace's answers already carry half of the service's room for large contents (32 MiB) at once; `Retry-After` says when to retry." },
       { code: "service_unavailable", when: "The service's answers already carry all of its room for large contents at once; `Retry-After` says when to retry." },
     ],

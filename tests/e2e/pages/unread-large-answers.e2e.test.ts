@@ -158,9 +158,10 @@ describe("large answers whose clients read none of them", () => {
     /** Reads an answer's body at about 4 MB/s, so that it is held for seconds. */
     const readSteadily = async (answer: Response) => {
       const started = performance.now();
+      const reader = answer.body!.getReader();
       let bytes = 0;
-      for await (const chunk of answer.body!) {
-        bytes += chunk.byteLength;
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        bytes += chunk.value.byteLength;
         const ahead = bytes / 4_000 - (performance.now() - started);
         if (ahead > 0) await Bun.sleep(ahead);
       }

@@ -1,5 +1,5 @@
-import { ApiError, PUBLIC_SERVICES, STALLED_ANSWER_GIVES_WAY_MS, createBodyBudget, type AnswerHold, type BodyLease, type Sql } from "@ws/shared";
-import { LISTED_CONTENT_MAX_BYTES, pageContents, withContent, type ListedPage, type PageRow } from "./repository";
+import { PUBLIC_SERVICES, STALLED_ANSWER_GIVES_WAY_MS, StreamedJson, createBodyBudget, type AnswerHold, type BodyLease, type PageList, type Sql } from "@ws/shared";
+import { LISTED_CONTENT_MAX_BYTES, findPage, pageContents, withContent, type ListedPage, type PageRow } from "./repository";
 
 const MiB = 1024 * 1024;
 
@@ -82,26 +82,6 @@ export function largeContentsLease(workspaceId: string, holdUntilAnswered: (hold
   };
 }
 
-/** More content than one answer may carry: the per_page that would carry these pages' first ones. */
-function tooMuchContent(rows: ListedPage[]): ApiError {
-  let bytes = 0;
-  let fitting = 0;
-  for (const row of rows) {
-    bytes += row.content_json_bytes;
-    if (bytes > LARGE_CONTENTS_PER_WORKSPACE_BYTES) break;
-    fitting++;
-  }
-  const max = Math.max(1, fitting);
-  return ApiError.invalid("validation_error", [
-    {
-      field: "per_page",
-      rule: "range",
-      message: `per_page must be at most ${max} for these pages: their content is more than one answer carries (${LARGE_CONTENTS_PER_WORKSPACE_BYTES / MiB} MiB)`,
-      allowed: { min: 1, max },
-    },
-  ]);
-}
-
 /**
  * The rows as pages. Contents of LISTED_CONTENT_MAX_BYTES or less in all came
  * with the rows and go out as they are (the common list: no room, no hold);
@@ -109,12 +89,84 @@ function tooMuchContent(rows: ListedPage[]): ApiError {
  * the large ones are read.
  */
 export async function withLargeContents(sql: Sql, workspaceId: string, rows: ListedPage[], lease: BodyLease): Promise<PageRow[]> {
-  let bytes = 0;
-  for (const row of rows) bytes += row.content_json_bytes;
+  const bytes = contentBytes(rows);
   if (bytes <= LISTED_CONTENT_MAX_BYTES) return rows.map((row) => withContent(row, row.content ?? ""));
-  if (bytes > LARGE_CONTENTS_PER_WORKSPACE_BYTES) throw tooMuchContent(rows);
   lease.take(bytes);
   const large = rows.filter((row) => row.content === null);
   const contents = large.length > 0 ? await pageContents(sql, workspaceId, large.map((row) => row.id)) : undefined;
   return rows.map((row) => withContent(row, row.content ?? contents?.get(row.id) ?? ""));
+}
+
+/** What the rows' contents take in an answer, together. */
+export function contentBytes(rows: ListedPage[]): number {
+  let bytes = 0;
+  for (const row of rows) bytes += row.content_json_bytes;
+  return bytes;
+}
+
+/** More content than one answer may hold at once: such a list is streamed (streamedList). */
+export const passesOneAnswer = (rows: ListedPage[]): boolean => contentBytes(rows) > LARGE_CONTENTS_PER_WORKSPACE_BYTES;
+
+const utf8 = new TextEncoder();
+
+/** How much of a content is escaped and encoded at a time: a 10 MiB content is never copied whole twice more. */
+const CONTENT_PIECE_CHARS = 1024 * 1024;
+
+/**
+ * The page as JSON, in pieces: its content escaped a piece at a time. A piece
+ * never ends between the two halves of a surrogate pair, so each is escaped
+ * as JSON.stringify escapes the whole.
+ */
+export function* pageJson(page: PageRow): Generator<string> {
+  const head = JSON.stringify({ ...page, content: "" });
+  const at = head.indexOf('"content":""') + '"content":"'.length;
+  yield head.slice(0, at);
+  const { content } = page;
+  for (let start = 0; start < content.length; ) {
+    let end = Math.min(start + CONTENT_PIECE_CHARS, content.length);
+    const last = content.charCodeAt(end - 1);
+    if (end < content.length && last >= 0xd800 && last <= 0xdbff) end--;
+    yield JSON.stringify(content.slice(start, end)).slice(1, -1);
+    start = end;
+  }
+  yield head.slice(at);
+}
+
+/**
+ * A list whose contents pass what one answer may hold (up to 100 pages of
+ * 10 MiB), written page by page as its reader takes it: each large content is
+ * read only when its turn comes, and dropped once written. It holds the
+ * workspace's whole share of the budget while it goes out (the rows' small
+ * contents and one large one at a time fit in it), so a workspace has one
+ * such list going out at a time. Its large contents are read after the list's
+ * snapshot: a page changed meanwhile is written as it is when its turn comes,
+ * one deleted meanwhile is left out.
+ */
+export function streamedList(sql: Sql, workspaceId: string, list: Omit<PageList, "data"> & { data: ListedPage[] }, lease: BodyLease): StreamedJson {
+  lease.take(LARGE_CONTENTS_PER_WORKSPACE_BYTES);
+  const rows = list.data[Symbol.iterator]();
+  let written = 0;
+  let ended = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (ended) return;
+        if (written === 0) controller.enqueue(utf8.encode('{"data":['));
+        for (let next = rows.next(); !next.done; next = rows.next()) {
+          const row = next.value;
+          const page = row.content !== null ? withContent(row, row.content) : await findPage(sql, workspaceId, row.id);
+          if (page === undefined) continue;
+          if (written++ > 0) controller.enqueue(utf8.encode(","));
+          for (const piece of pageJson(page)) controller.enqueue(utf8.encode(piece));
+          return;
+        }
+        ended = true;
+        controller.enqueue(utf8.encode(`],"total":${list.total},"page":${list.page},"per_page":${list.per_page}}`));
+        controller.close();
+      },
+    },
+    // A page is read and written only when the last has been taken.
+    { highWaterMark: 0 },
+  );
+  return new StreamedJson(body);
 }

@@ -19,10 +19,12 @@ import {
   type PageListQuery,
   type Pool,
   type Principal,
+  type StreamedJson,
   type UpdatePageBody,
 } from "@ws/shared";
 import * as pages from "./repository";
-import { largeContentsLease, withLargeContents } from "./large-contents";
+import { largeContentsLease, passesOneAnswer, streamedList, withLargeContents } from "./large-contents";
+import type { ListedPage } from "./repository";
 
 const WHAT = "The page";
 
@@ -100,7 +102,13 @@ export async function deletePage(sql: Pool, principal: Principal, id: string, de
   });
 }
 
-export async function listPages(sql: Pool, principal: Principal, query: PageListQuery, holdUntilAnswered: (hold: AnswerHold) => void): Promise<PageList> {
+/** Up to one answer's worth of contents, the list whole; past it, streamed page by page (large-contents.ts). */
+export async function listPages(
+  sql: Pool,
+  principal: Principal,
+  query: PageListQuery,
+  holdUntilAnswered: (hold: AnswerHold) => void,
+): Promise<PageList | StreamedJson> {
   const paging = resolvePaging(query, "validation_error");
   const visibility = listVisibility(principal);
   // No stored title holds a NUL, and Postgres refuses one in a parameter.
@@ -109,10 +117,17 @@ export async function listPages(sql: Pool, principal: Principal, query: PageList
   const filter = { workspaceId: principal.workspace_id, ...visibility, title: query.title };
   const order = { sort: query.sort ?? "updated_at", order: query.order ?? "desc" } as const;
   const lease = largeContentsLease(principal.workspace_id, holdUntilAnswered);
-  return readList(sql, paging, {
+  let passing: ListedPage[] | undefined;
+  const list = await readList(sql, paging, {
     count: (tx) => pages.countPages(tx, filter),
-    rows: async (tx, limit, offset) => withLargeContents(tx, principal.workspace_id, await pages.listPages(tx, filter, { ...order, limit, offset }), lease),
+    rows: async (tx, limit, offset) => {
+      const rows = await pages.listPages(tx, filter, { ...order, limit, offset });
+      if (!passesOneAnswer(rows)) return withLargeContents(tx, principal.workspace_id, rows, lease);
+      passing = rows;
+      return [];
+    },
   });
+  return passing ? streamedList(sql, principal.workspace_id, { ...list, data: passing }, lease) : list;
 }
 
 /** The workspace was deleted: its pages go with it. */
