@@ -69,6 +69,12 @@ export async function findApiKey(sql: Sql, workspaceId: string, id: string): Pro
   return row;
 }
 
+/** The key, locked until the transaction ends: concurrent changes of one key then each see the one before. */
+export async function lockApiKey(sql: Sql, workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`select ${KEY_COLUMNS(sql)} from api_keys where workspace_id = ${workspaceId} and id = ${id} for update`;
+  return row;
+}
+
 /** Sets the key's name, rate limit and expiry (each as given, null clearing it). */
 export async function updateApiKey(
   sql: Sql,

@@ -28,6 +28,13 @@ export async function findMember(sql: Sql, workspaceId: string, id: string): Pro
   return row;
 }
 
+/** The member, locked until the transaction ends: concurrent changes of one member then each see the one before. */
+export async function lockMember(sql: Sql, workspaceId: string, id: string): Promise<MemberRow | undefined> {
+  const [row] = await sql<MemberRow[]>`
+    select ${MEMBER_COLUMNS(sql)} from members m where m.workspace_id = ${workspaceId} and m.id = ${id} for update of m`;
+  return row;
+}
+
 export async function memberEmailTaken(sql: Sql, workspaceId: string, email: string): Promise<boolean> {
   const rows = await sql`select 1 from members where workspace_id = ${workspaceId} and lower(email) = lower(${email})`;
   return rows.length > 0;

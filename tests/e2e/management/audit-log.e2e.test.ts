@@ -52,6 +52,28 @@ describe("the audit log", () => {
     expect(new Date(entry.created_at).getTime()).toBeWithin(Date.now() - 60_000, Date.now() + 1000);
   });
 
+  test("when a key is revoked by six calls at once, then all answer 204 and one entry is written", async () => {
+    const created = await admin("POST", `${ws()}/api-keys`, { name: "raced", created_by: tenant.ownerId, scopes: ["docs:read"] });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => admin("DELETE", `${ws()}/api-keys/${created.body.id}`)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(204));
+    const log = await admin("GET", `${ws()}/audit-log?per_page=100`);
+    const entries = log.body.data.filter((entry: { resource_id: string }) => entry.resource_id === created.body.id);
+    expect(entries.map((entry: { action: string }) => entry.action)).toEqual(["api_key.revoke", "api_key.create"]);
+  });
+
+  test("when a key's name and limit are changed by two calls at once, then both changes stay and each entry's before is the other's after or the start", async () => {
+    const created = await admin("POST", `${ws()}/api-keys`, { name: "first", created_by: tenant.ownerId, scopes: ["docs:read"] });
+    await Promise.all([
+      admin("PATCH", `${ws()}/api-keys/${created.body.id}`, { name: "second" }),
+      admin("PATCH", `${ws()}/api-keys/${created.body.id}`, { rate_limit_per_minute: 77 }),
+    ]);
+    expect((await admin("GET", `${ws()}/api-keys/${created.body.id}`)).body).toMatchObject({ name: "second", rate_limit_per_minute: 77 });
+    const log = await admin("GET", `${ws()}/audit-log?per_page=100`);
+    const [last, first] = log.body.data.filter((entry: { resource_id: string; action: string }) => entry.resource_id === created.body.id && entry.action === "api_key.update");
+    expect(first.before).toMatchObject({ name: "first", rate_limit_per_minute: null });
+    expect(last.before).toEqual(first.after);
+  });
+
   test("when a key is created, rotated, updated and revoked (twice), then each change is one entry and no entry holds a secret", async () => {
     const created = await admin("POST", `${ws()}/api-keys`, { name: "audited", created_by: tenant.ownerId, scopes: ["docs:read"] });
     const rotated = await admin("POST", `${ws()}/api-keys/${created.body.id}/rotate`, { grace_seconds: 60 });

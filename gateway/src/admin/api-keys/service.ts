@@ -5,6 +5,7 @@ import {
   findApiKey,
   insertApiKey,
   listApiKeys,
+  lockApiKey,
   revokeApiKey,
   rotateApiKey,
   updateApiKey,
@@ -128,23 +129,26 @@ export async function listKeys(deps: AdminDeps, workspaceId: string, query: { pa
 
 /** Name, rate limit and expiry; the cached credentials at every replica are read again, so limits and expiry apply at once. */
 export async function changeKey(deps: AdminDeps, caller: AdminCaller, workspaceId: string, keyId: string, body: UpdateApiKeyBody): Promise<ApiKey> {
-  const current = await existingKey(deps, workspaceId, keyId);
+  await existingKey(deps, workspaceId, keyId);
   if (body.name === undefined && body.rate_limit_per_minute === undefined && body.expires_at === undefined) {
     throw ApiError.validation(["name", "rate_limit_per_minute", "expires_at"], "Send at least one of name, rate_limit_per_minute or expires_at.", "at_least_one");
   }
-  const values = {
-    name: body.name === undefined ? current.name : body.name.trim(),
-    rateLimitPerMinute: body.rate_limit_per_minute === undefined ? current.rate_limit_per_minute : body.rate_limit_per_minute,
-    expiresAt: body.expires_at === undefined ? current.expires_at : futureExpiry(body.expires_at),
-  };
+  const expiresAt = body.expires_at === undefined ? undefined : futureExpiry(body.expires_at);
   return applyChange(
     deps,
     caller,
     async ({ tx, audit }) => {
-      const row = await updateApiKey(tx, workspaceId, keyId, values);
+      // Omitted fields keep what the key holds now, not what it held before a concurrent change.
+      const before = await lockApiKey(tx, workspaceId, keyId);
+      if (!before) throw notFound();
+      const row = await updateApiKey(tx, workspaceId, keyId, {
+        name: body.name === undefined ? before.name : body.name.trim(),
+        rateLimitPerMinute: body.rate_limit_per_minute === undefined ? before.rate_limit_per_minute : body.rate_limit_per_minute,
+        expiresAt: expiresAt === undefined ? before.expires_at : expiresAt,
+      });
       if (!row) throw notFound();
       const after = presentKey(row);
-      await audit({ workspaceId, action: "api_key.update", resourceType: "api_key", resourceId: keyId, before: presentKey(current), after });
+      await audit({ workspaceId, action: "api_key.update", resourceType: "api_key", resourceId: keyId, before: presentKey(before), after });
       return after;
     },
     { credentialsOf: workspaceId },
@@ -186,10 +190,12 @@ export async function rotateKey(deps: AdminDeps, caller: AdminCaller, workspaceI
     deps,
     caller,
     async ({ tx, audit }) => {
+      const before = await lockApiKey(tx, workspaceId, keyId);
+      if (!before) throw notFound();
       const row = await rotateApiKey(tx, workspaceId, keyId, { hash: generated.hash, displayPrefix: generated.displayPrefix, previousExpiresAt });
       if (!row) throw ApiError.validation(["id"], "The key is revoked and cannot be rotated; create a new key instead.", "state");
       const after = presentKey(row);
-      await audit({ workspaceId, action: "api_key.rotate", resourceType: "api_key", resourceId: keyId, before: presentKey(current), after });
+      await audit({ workspaceId, action: "api_key.rotate", resourceType: "api_key", resourceId: keyId, before: presentKey(before), after });
       return { ...after, key: generated.key };
     },
     { credentialsOf: workspaceId },
@@ -204,9 +210,13 @@ export async function revokeKey(deps: AdminDeps, caller: AdminCaller, workspaceI
     deps,
     caller,
     async ({ tx, audit }) => {
-      if (!(await revokeApiKey(tx, workspaceId, keyId))) throw notFound();
+      const before = await lockApiKey(tx, workspaceId, keyId);
+      if (!before) throw notFound();
+      // Revoked meanwhile by a concurrent call: that one wrote the entry.
+      if (before.revoked_at !== null) return;
+      await revokeApiKey(tx, workspaceId, keyId);
       const row = await findApiKey(tx, workspaceId, keyId);
-      await audit({ workspaceId, action: "api_key.revoke", resourceType: "api_key", resourceId: keyId, before: presentKey(current), after: row ? presentKey(row) : null });
+      await audit({ workspaceId, action: "api_key.revoke", resourceType: "api_key", resourceId: keyId, before: presentKey(before), after: row ? presentKey(row) : null });
     },
     { credentialsOf: workspaceId },
   );
