@@ -74,7 +74,8 @@ try {
     return new Request(url, { headers: { "x-workspace-principal": token, "x-request-id": randomUUID() } });
   };
   // The seeded page's content is small: it never takes room that an answer would hold.
-  const pages = { get: (p: Principal, id: string) => getPage(sql, p, id, () => {}) };
+  // The bench's pages are small: a large one would be a StreamedJson, which the service's mount writes out.
+  const pages = { get: async (p: Principal, id: string) => (await getPage(sql, p, id, () => {})) as typeof Page.static };
   const logger = createLogger("pages", "warn");
   const COMMON = { 401: ErrorObject, 403: ErrorObject, 429: ErrorObject, 500: ErrorObject, 503: ErrorObject } as const;
   const route = { params: t.Object({ id: t.String() }), response: { 200: Page, 404: ErrorObject, ...COMMON } };

@@ -29,6 +29,8 @@ export interface AdminOperationSpec extends OperationShape {
   success: { status: SuccessStatus; description: string; schema?: TSchema };
   /** Checks beyond the schemas, each with the code it answers. */
   rules?: readonly OperationRule[];
+  /** The body may be left out (it reads as `{}`, which the operation accepts). */
+  bodyOptional?: true;
 }
 
 /**
@@ -152,7 +154,7 @@ export const ADMIN_OPERATIONS = {
     method: "PATCH", path: `${IN_WORKSPACE}/api-keys/:id`, tag: "API keys",
     summary: "Update an API key",
     description:
-      "Renames the key or changes its rate limit or expiry. At every replica the key's next request sees the change; that request is still counted under the limit it was admitted with, the following ones under the new limit.",
+      "Renames the key or changes its rate limit or expiry. At every replica the key's next request sees the change and is held to it: a limit lowered below what the key has used this minute answers its next request 429 at once.",
     body: UpdateApiKeyBody,
     success: { status: 200, description: "The updated key.", schema: ApiKey },
     rules: [
@@ -164,8 +166,9 @@ export const ADMIN_OPERATIONS = {
     method: "POST", path: `${IN_WORKSPACE}/api-keys/:id/rotate`, tag: "API keys",
     summary: "Rotate an API key",
     description:
-      "Gives the key a new secret, answered once in `key`. The old secret keeps working until `previous_key_expires_at` (at most 24 hours), then answers 401 at every replica. Rotating again ends an older secret still in its grace at once. Scopes, teams, limits and expiry stay.",
+      "Gives the key a new secret, answered once in `key`. The old secret keeps working until `previous_key_expires_at` (at most 24 hours), then answers 401 at every replica. Rotating again ends an older secret still in its grace at once. Scopes, teams, limits and expiry stay. Without a body the old secret stops at once.",
     body: RotateApiKeyBody,
+    bodyOptional: true,
     success: { status: 200, description: "The key with its new secret.", schema: CreatedApiKey },
     rules: [
       { code: "validation_error", when: "Both `grace_seconds` and `old_key_expires_at` are given (rule `one_only`)." },

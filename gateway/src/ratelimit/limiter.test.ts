@@ -59,10 +59,13 @@ describe("underLimit", () => {
     expect(decision).toEqual({ outcome: "allowed", limit: 100, count: 3, remaining: 97, resetAt: MINUTE + 60, retryAfter: 0, authEpoch: "4" });
   });
 
-  test("when the limit is the same, or the key is suspended, then the decision stands", () => {
+  test("when the limit is the same, then the decision stands", () => {
     const same = decide(3, 10, MINUTE, 0, null);
     expect(underLimit(same, 10)).toBe(same);
+  });
+
+  test("when the key is suspended, then it stays suspended, and the headers name the new limit", () => {
     const suspended = decide(30, 10, MINUTE, 120, null);
-    expect(underLimit(suspended, 1000)).toBe(suspended);
+    expect(underLimit(suspended, 1000)).toEqual({ ...suspended, limit: 1000 });
   });
 });

@@ -96,10 +96,11 @@ export function suspensionThreshold(limit: number, policy: SuspensionPolicy): nu
  * The decision a request counted under one limit gets under another: the key's
  * limit changed (the management API answered) between the cached key the count
  * used and the key read again in the same request. The count stands; a
- * suspension already decided stays.
+ * suspension already decided stays (under the new limit's name).
  */
 export function underLimit(decision: RateLimitDecision, limit: number, nowSeconds = Date.now() / 1000): RateLimitDecision {
-  if (decision.limit === limit || decision.outcome === "suspended") return decision;
+  if (decision.limit === limit) return decision;
+  if (decision.outcome === "suspended") return { ...decision, limit };
   if (decision.count > limit) {
     return { ...decision, outcome: "limited", limit, remaining: 0, retryAfter: Math.max(1, Math.ceil(decision.resetAt - nowSeconds)) };
   }

@@ -17,5 +17,10 @@ export const pagesProcess: ProcessDefinition = {
   ...pagesService,
   entry: { bun: new URL("./main.bun.ts", import.meta.url), deno: new URL("./main.deno.ts", import.meta.url) },
   // Bun's HTTP parser takes what the gateway forwards (it refuses more than 32 KiB itself, with the error object).
-  runtime: { bun: { flags: ["--max-http-header-size=1048576"], env: {} }, deno: { flags: [], env: {} } },
+  // Collecting garbage sooner and giving freed memory back at once: with large answers going out (32 MiB of
+  // contents counted) pages peaked at 382 MB without these variables and 238 MB with them, in one run each.
+  runtime: {
+    bun: { flags: ["--max-http-header-size=1048576"], env: { BUN_JSC_forceRAMSize: "268435456", MIMALLOC_PURGE_DELAY: "0", MIMALLOC_ARENA_EAGER_COMMIT: "0" } },
+    deno: { flags: [], env: {} },
+  },
 };

@@ -30,6 +30,11 @@ describe("unknown members of closed objects", () => {
     const refused = await post({ name: "a", levels: { pages: "full" } });
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { error: { details: { fields: string[] } } }).error.details.fields).toEqual(["levels"]);
+    for (const inherited of ["constructor", "toString", "hasOwnProperty", "valueOf"]) {
+      const named = await post({ name: "a", levels: { docs: "read", [inherited]: "full" } });
+      expect(named.status).toBe(422);
+      expect(((await named.json()) as { error: { details: { errors: { field: string }[] } } }).error.details.errors[0]!.field).toBe(`levels.${inherited}`);
+    }
     const served = await post({ name: "a", extra: 1, levels: { docs: "read" } });
     expect(await served.json()).toEqual({ name: "a", levels: { docs: "read" } });
   });

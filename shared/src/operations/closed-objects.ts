@@ -15,7 +15,9 @@ const CLOSED = Symbol("closed object");
  * dropped.
  */
 export function closedObject<Properties extends TProperties>(properties: Properties, options: Parameters<typeof t.Object>[1] = {}): TObject<Properties> {
-  return Object.assign(t.Object(properties, { ...options, additionalProperties: false }), { [CLOSED]: true });
+  // propertyNames says it in the documents (which leave additionalProperties out: bodies drop unknown fields).
+  const schema = t.Object(properties, { ...options, additionalProperties: false, propertyNames: { enum: Object.keys(properties) } });
+  return Object.assign(schema, { [CLOSED]: true });
 }
 
 /**

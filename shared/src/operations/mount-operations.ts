@@ -136,9 +136,13 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
         };
         const result = await handler(input);
         if (status === 204) return noContent();
-        if (result instanceof StreamedJson) return new Response(result.body, { status, headers: { "content-type": "application/json" } });
-        const answer = options.answer?.({ operationId, operation, request: route.request, result });
-        if (answer?.response) return answer.response;
+        const streamed = result instanceof StreamedJson ? result : undefined;
+        const answer = options.answer?.({ operationId, operation, request: route.request, result: streamed ? streamed.about : result });
+        if (answer?.response) {
+          void streamed?.body.cancel();
+          return answer.response;
+        }
+        if (streamed) return new Response(streamed.body, { status, headers: { ...answer?.headers, "content-type": "application/json" } });
         for (const [name, value] of Object.entries(answer?.headers ?? {})) route.set.headers[name] = value;
         route.set.status = status;
         return result;
@@ -146,10 +150,11 @@ export function mountOperations<App extends AnyElysia, Table extends Record<stri
       {
         // Before the schema check, which would refuse them (inherited-names.ts).
         transform: (elysiaContext: Record<string, unknown>) => {
-          dropInheritedNames(elysiaContext.query, query?.schema);
-          dropInheritedNames(elysiaContext.body, operation.body);
+          // First: a closed object's `constructor` is an unknown name too, not a field to drop.
           const unknown = unknownClosedMembers(elysiaContext.body, operation.body);
           if (unknown.length > 0) throw ApiError.invalid(options.validationCode ?? "validation_error", unknown);
+          dropInheritedNames(elysiaContext.query, query?.schema);
+          dropInheritedNames(elysiaContext.body, operation.body);
         },
         ...(params ? { params } : {}),
         ...(query ? { query: query.schema } : {}),

@@ -125,6 +125,19 @@ describe("updating a key", () => {
     expect([admitted.headers.get("x-ratelimit-limit"), admitted.headers.get("x-ratelimit-remaining")]).toEqual(["100", "96"]);
   });
 
+  test("when a suspended key's limit is raised, then it stays suspended and its headers name the new limit", async () => {
+    await freshWindow(10);
+    const { id, key } = await tenant.keyWithId({ rate_limit_per_minute: 3 });
+    const call = apiClient(system.baseUrl, key);
+    // Past twice its limit in the minute, the key is suspended.
+    for (let i = 0; i < 7; i++) await call("GET", "/v1/new-page");
+    expectError(await call("GET", "/v1/new-page"), 429, "key_suspended");
+    expect((await admin("PATCH", `${keys()}/${id}`, { rate_limit_per_minute: 1000 })).status).toBe(200);
+    const still = await call("GET", "/v1/new-page");
+    expectError(still, 429, "key_suspended");
+    expect([still.headers.get("x-ratelimit-limit"), still.headers.get("x-ratelimit-remaining")]).toEqual(["1000", "0"]);
+  });
+
   test("when a key's expiry is moved to a moment that then passes, then the key answers 401", async () => {
     const { id, key } = await tenant.keyWithId();
     const call = apiClient(system.baseUrl, key);

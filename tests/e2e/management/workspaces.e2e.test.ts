@@ -32,6 +32,14 @@ describe("listing and reading workspaces", () => {
     expect((await admin("GET", `/admin/v1/workspaces?name=${encodeURIComponent(`1_0 ${marker}`)}`)).body.total).toBe(0);
   });
 
+  test("when the name filter holds a NUL character, then it matches nothing: 200 with an empty list, not a 500", async () => {
+    for (const name of ["%00", "a%00b"]) {
+      const listed = await admin("GET", `/admin/v1/workspaces?name=${name}`);
+      expect(listed.status).toBe(200);
+      expect(listed.body).toMatchObject({ data: [], total: 0, page: 1, per_page: 20 });
+    }
+  });
+
   test("when a workspace is read, then it answers its id, name and creation time; an unknown or malformed id is 404", async () => {
     const created = await admin("POST", "/admin/v1/workspaces", { name: "Readable" });
     const read = await admin("GET", `/admin/v1/workspaces/${created.body.id}`);

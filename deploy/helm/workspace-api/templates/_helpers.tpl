@@ -72,13 +72,14 @@ app.kubernetes.io/component: {{ .name }}
 What each component runs in the image: the runtime flags, entry file and
 variables of its definition.ts (migrate: the migrate npm script), as JSON
 {"command": [...], "env": {...}} (a test keeps them equal). The gateway's
-flags and forceRAMSize make JavaScriptCore collect garbage sooner, and the
-MIMALLOC_ variables make Bun's allocator give freed memory back at once (bench/).
+flags and forceRAMSize (the pages service's too) make JavaScriptCore collect
+garbage sooner, and the MIMALLOC_ variables make Bun's allocator give freed
+memory back at once (bench/; for pages: large answers).
 */}}
 {{- define "workspace-api.run" -}}
 {{- $runs := dict
   "gateway" (dict "command" (list "bun" "--smol" "--max-http-header-size=1048576" "gateway/src/main.bun.ts") "env" (dict "BUN_JSC_forceRAMSize" "268435456" "MIMALLOC_PURGE_DELAY" "0" "MIMALLOC_ARENA_EAGER_COMMIT" "0"))
-  "pages" (dict "command" (list "bun" "--max-http-header-size=1048576" "services/pages/src/main.bun.ts") "env" (dict))
+  "pages" (dict "command" (list "bun" "--max-http-header-size=1048576" "services/pages/src/main.bun.ts") "env" (dict "BUN_JSC_forceRAMSize" "268435456" "MIMALLOC_PURGE_DELAY" "0" "MIMALLOC_ARENA_EAGER_COMMIT" "0"))
   "calendar" (dict "command" (list "bun" "--max-http-header-size=1048576" "services/calendar/src/main.bun.ts") "env" (dict))
   "migrate" (dict "command" (list "bun" "scripts/migrate.ts") "env" (dict))
   "test" (dict "command" (list "bun" "scripts/smoke-check.ts") "env" (dict))

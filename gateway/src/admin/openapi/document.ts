@@ -88,7 +88,7 @@ function normalize(generated: Json): Json {
         description: operation.description,
         tags: operation.tags,
         ...(parameters.length > 0 ? { parameters } : {}),
-        ...(body ? { requestBody: { required: true, content: body } } : {}),
+        ...(body ? { requestBody: { required: !spec.bodyOptional, content: body } } : {}),
         responses,
       };
     }

@@ -28,7 +28,10 @@ export async function getWorkspace(deps: AdminDeps, workspaceId: string): Promis
 
 export async function listAllWorkspaces(deps: AdminDeps, query: ListWorkspacesQuery) {
   const filter = { name: query.name };
-  const list = await readList(deps.sql, resolvePaging(query, "validation_error"), {
+  const paging = resolvePaging(query, "validation_error");
+  // No stored name holds a NUL, and PostgreSQL refuses one in a parameter.
+  if (filter.name?.includes("\u0000")) return { data: [], total: 0, page: paging.page, per_page: paging.perPage };
+  const list = await readList(deps.sql, paging, {
     count: (tx) => countWorkspaces(tx, filter),
     rows: (tx, limit, offset) => listWorkspaces(tx, filter, { limit, offset }),
   });

@@ -82,21 +82,6 @@ export function largeContentsLease(workspaceId: string, holdUntilAnswered: (hold
   };
 }
 
-/**
- * The rows as pages. Contents of LISTED_CONTENT_MAX_BYTES or less in all came
- * with the rows and go out as they are (the common list: no room, no hold);
- * past that the lease takes room for every content, the small ones too, before
- * the large ones are read.
- */
-export async function withLargeContents(sql: Sql, workspaceId: string, rows: ListedPage[], lease: BodyLease): Promise<PageRow[]> {
-  const bytes = contentBytes(rows);
-  if (bytes <= LISTED_CONTENT_MAX_BYTES) return rows.map((row) => withContent(row, row.content ?? ""));
-  lease.take(bytes);
-  const large = rows.filter((row) => row.content === null);
-  const contents = large.length > 0 ? await pageContents(sql, workspaceId, large.map((row) => row.id)) : undefined;
-  return rows.map((row) => withContent(row, row.content ?? contents?.get(row.id) ?? ""));
-}
-
 /** What the rows' contents take in an answer, together. */
 export function contentBytes(rows: ListedPage[]): number {
   let bytes = 0;
@@ -104,8 +89,37 @@ export function contentBytes(rows: ListedPage[]): number {
   return bytes;
 }
 
-/** More content than one answer may hold at once: such a list is streamed (streamedList). */
-export const passesOneAnswer = (rows: ListedPage[]): boolean => contentBytes(rows) > LARGE_CONTENTS_PER_WORKSPACE_BYTES;
+/** Contents of LISTED_CONTENT_MAX_BYTES or less in all came with the rows and go out as they are: no room, no hold. */
+export const carriesLargeContents = (rows: ListedPage[]): boolean => contentBytes(rows) > LISTED_CONTENT_MAX_BYTES;
+
+/**
+ * The pages of a list that carries large contents, once the lease has room
+ * for them. Up to one answer's worth (LARGE_CONTENTS_PER_WORKSPACE_BYTES) the
+ * lease takes room for every content, the small ones too, and the large ones
+ * are read at once, in the list's snapshot (`tx`). Past it (up to 100 pages of
+ * 10 MiB) the lease takes the workspace's whole share, and each large content
+ * is read only when its turn comes to be written, after the snapshot (`sql`):
+ * a page changed meanwhile is written as it is then, one deleted meanwhile is
+ * left out. So a workspace has one such list going out at a time.
+ */
+export async function largeListPages(tx: Sql, sql: Sql, workspaceId: string, rows: ListedPage[], lease: BodyLease): Promise<Iterable<PageRow> | AsyncIterable<PageRow>> {
+  const bytes = contentBytes(rows);
+  if (bytes > LARGE_CONTENTS_PER_WORKSPACE_BYTES) {
+    lease.take(LARGE_CONTENTS_PER_WORKSPACE_BYTES);
+    return pagesAsTheirTurnComes(sql, workspaceId, rows);
+  }
+  lease.take(bytes);
+  const large = rows.filter((row) => row.content === null);
+  const contents = large.length > 0 ? await pageContents(tx, workspaceId, large.map((row) => row.id)) : undefined;
+  return rows.map((row) => withContent(row, row.content ?? contents?.get(row.id) ?? ""));
+}
+
+async function* pagesAsTheirTurnComes(sql: Sql, workspaceId: string, rows: ListedPage[]): AsyncGenerator<PageRow> {
+  for (const row of rows) {
+    const page = row.content !== null ? withContent(row, row.content) : await findPage(sql, workspaceId, row.id);
+    if (page !== undefined) yield page;
+  }
+}
 
 const utf8 = new TextEncoder();
 
@@ -133,40 +147,46 @@ export function* pageJson(page: PageRow): Generator<string> {
 }
 
 /**
- * A list whose contents pass what one answer may hold (up to 100 pages of
- * 10 MiB), written page by page as its reader takes it: each large content is
- * read only when its turn comes, and dropped once written. It holds the
- * workspace's whole share of the budget while it goes out (the rows' small
- * contents and one large one at a time fit in it), so a workspace has one
- * such list going out at a time. Its large contents are read after the list's
- * snapshot: a page changed meanwhile is written as it is when its turn comes,
- * one deleted meanwhile is left out.
+ * JSON written a piece at a time, each only once the last has been taken: an
+ * answer with large contents is never made whole as one string and one byte
+ * array beside the contents (each a copy of them, twice for text outside
+ * Latin-1), which with several such answers at once took the process past
+ * 400 MB while the budget counted 32 MiB.
  */
-export function streamedList(sql: Sql, workspaceId: string, list: Omit<PageList, "data"> & { data: ListedPage[] }, lease: BodyLease): StreamedJson {
-  lease.take(LARGE_CONTENTS_PER_WORKSPACE_BYTES);
-  const rows = list.data[Symbol.iterator]();
-  let written = 0;
-  let ended = false;
+function streamed(pieces: AsyncGenerator<string> | Generator<string>, about?: object): StreamedJson {
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        if (ended) return;
-        if (written === 0) controller.enqueue(utf8.encode('{"data":['));
-        for (let next = rows.next(); !next.done; next = rows.next()) {
-          const row = next.value;
-          const page = row.content !== null ? withContent(row, row.content) : await findPage(sql, workspaceId, row.id);
-          if (page === undefined) continue;
-          if (written++ > 0) controller.enqueue(utf8.encode(","));
-          for (const piece of pageJson(page)) controller.enqueue(utf8.encode(piece));
-          return;
-        }
-        ended = true;
-        controller.enqueue(utf8.encode(`],"total":${list.total},"page":${list.page},"per_page":${list.per_page}}`));
-        controller.close();
+        const next = await pieces.next();
+        if (next.done) controller.close();
+        else controller.enqueue(utf8.encode(next.value));
+      },
+      cancel() {
+        void pieces.return(undefined);
       },
     },
-    // A page is read and written only when the last has been taken.
     { highWaterMark: 0 },
   );
-  return new StreamedJson(body);
+  return new StreamedJson(body, about);
+}
+
+/** One page with large content, as its answer. */
+export function streamedPage(page: PageRow): StreamedJson {
+  return streamed(pageJson(page), page);
+}
+
+/** A list carrying large contents, as its answer: the envelope around its pages. */
+export function streamedList(pages: Iterable<PageRow> | AsyncIterable<PageRow>, envelope: Omit<PageList, "data">): StreamedJson {
+  return streamed(
+    (async function* () {
+      yield '{"data":[';
+      let first = true;
+      for await (const page of pages) {
+        if (!first) yield ",";
+        first = false;
+        yield* pageJson(page);
+      }
+      yield `],"total":${envelope.total},"page":${envelope.page},"per_page":${envelope.per_page}}`;
+    })(),
+  );
 }

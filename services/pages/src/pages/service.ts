@@ -23,8 +23,7 @@ import {
   type UpdatePageBody,
 } from "@ws/shared";
 import * as pages from "./repository";
-import { largeContentsLease, passesOneAnswer, streamedList, withLargeContents } from "./large-contents";
-import type { ListedPage } from "./repository";
+import { carriesLargeContents, largeContentsLease, largeListPages, streamedList, streamedPage } from "./large-contents";
 
 const WHAT = "The page";
 
@@ -70,12 +69,12 @@ export async function createPage(sql: Pool, principal: Principal, body: CreatePa
   );
 }
 
-/** A page whose content is large is read whole only once the answer has room for it (large-contents.ts). */
-export async function getPage(sql: Pool, principal: Principal, id: string, holdUntilAnswered: (hold: AnswerHold) => void): Promise<Page> {
+/** A page whose content is large is read whole only once the answer has room for it, and goes out a piece at a time (large-contents.ts). */
+export async function getPage(sql: Pool, principal: Principal, id: string, holdUntilAnswered: (hold: AnswerHold) => void): Promise<Page | StreamedJson> {
   const listed = await visiblePage(principal, id, (workspaceId, pageId) => pages.findListedPage(sql, workspaceId, pageId));
   if (listed.content !== null) return pages.withContent(listed, listed.content);
   largeContentsLease(principal.workspace_id, holdUntilAnswered).take(listed.content_json_bytes);
-  return visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId));
+  return streamedPage(await visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId)));
 }
 
 /**
@@ -102,7 +101,7 @@ export async function deletePage(sql: Pool, principal: Principal, id: string, de
   });
 }
 
-/** Up to one answer's worth of contents, the list whole; past it, streamed page by page (large-contents.ts). */
+/** A list whose contents take more than 64 KiB goes out a piece at a time, within the budget for large contents (large-contents.ts). */
 export async function listPages(
   sql: Pool,
   principal: Principal,
@@ -117,17 +116,17 @@ export async function listPages(
   const filter = { workspaceId: principal.workspace_id, ...visibility, title: query.title };
   const order = { sort: query.sort ?? "updated_at", order: query.order ?? "desc" } as const;
   const lease = largeContentsLease(principal.workspace_id, holdUntilAnswered);
-  let passing: ListedPage[] | undefined;
+  let large: Iterable<Page> | AsyncIterable<Page> | undefined;
   const list = await readList(sql, paging, {
     count: (tx) => pages.countPages(tx, filter),
     rows: async (tx, limit, offset) => {
       const rows = await pages.listPages(tx, filter, { ...order, limit, offset });
-      if (!passesOneAnswer(rows)) return withLargeContents(tx, principal.workspace_id, rows, lease);
-      passing = rows;
+      if (!carriesLargeContents(rows)) return rows.map((row) => pages.withContent(row, row.content ?? ""));
+      large = await largeListPages(tx, sql, principal.workspace_id, rows, lease);
       return [];
     },
   });
-  return passing ? streamedList(sql, principal.workspace_id, { ...list, data: passing }, lease) : list;
+  return large ? streamedList(large, list) : list;
 }
 
 /** The workspace was deleted: its pages go with it. */
