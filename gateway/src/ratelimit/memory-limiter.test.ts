@@ -23,6 +23,14 @@ describe("memory limiter", () => {
     expect(decisions[3]!.retryAfter).toBe(50);
   });
 
+  test("when a key's limit is lowered below half of what it has sent this minute, then its requests are limited, not suspended", async () => {
+    const { limiter } = limiterAt(MINUTE_MS + 10_000);
+    for (let i = 0; i < 30; i++) await limiter.hit(key("key_a", 100));
+    const lowered = [];
+    for (let i = 0; i < 3; i++) lowered.push(await limiter.hit(key("key_a", 10)));
+    expect(lowered.map((d) => [d.count, d.outcome])).toEqual([[31, "limited"], [32, "limited"], [33, "limited"]]);
+  });
+
   test("when the clock minute rolls over, then the count starts again", async () => {
     const { limiter, set } = limiterAt(MINUTE_MS + 59_000);
     for (let i = 0; i < 4; i++) await limiter.hit(key());

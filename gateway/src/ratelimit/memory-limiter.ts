@@ -11,7 +11,8 @@ export interface MemoryLimiter extends RateLimiter {
  * The in-process limiter: the embedded default, and the per-replica fallback
  * while Redis is unreachable (then without epochs, so no cached key is trusted).
  * Same rules as the Redis script: clock-minute windows, suspension on crossing
- * the threshold once per window.
+ * the threshold once per window (by this request: a count already past it
+ * because the limit was lowered meanwhile is not a crossing).
  */
 export function createMemoryLimiter(policy: SuspensionPolicy, epochs: CredentialEpochs | null, clock: () => number = Date.now): MemoryLimiter {
   const windows = minuteWindows(() => ({ suspendedInWindow: false }));
@@ -26,7 +27,8 @@ export function createMemoryLimiter(policy: SuspensionPolicy, epochs: Credential
       if (suspendedFor <= 0) {
         suspendedUntil.delete(key.id);
         suspendedFor = 0;
-        if (!entry.suspendedInWindow && count > suspensionThreshold(key.limit, policy)) {
+        const threshold = suspensionThreshold(key.limit, policy);
+        if (!entry.suspendedInWindow && count > threshold && count - 1 <= threshold) {
           entry.suspendedInWindow = true;
           if (suspendedUntil.size >= MAX_TRACKED_IDS) suspendedUntil.clear();
           suspendedUntil.set(key.id, now + policy.suspendSeconds);

@@ -58,6 +58,17 @@ describe.skipIf(!url)("redis limiter scripts", () => {
     }
   });
 
+  test("when a key's limit is lowered below half of what it has sent this minute, then its requests are limited, not suspended", async () => {
+    const limiter = createRedisLimiter(redis!, { suspendAfterMultiple: 2, suspendSeconds: 60 });
+    const workspaceId = `ws_${unique()}`;
+    const first = await limiter.hit({ id: "key_1", workspaceId, limit: 100 });
+    for (let i = 0; i < 29; i++) await limiter.hit({ id: "key_1", workspaceId, limit: 100 });
+    const lowered = [];
+    for (let i = 0; i < 3; i++) lowered.push(await limiter.hit({ id: "key_1", workspaceId, limit: 10 }));
+    // A straddled minute restarts the count; only check within one window.
+    if (lowered[2]!.resetAt === first.resetAt) expect(lowered.map((d) => [d.count, d.outcome])).toEqual([[31, "limited"], [32, "limited"], [33, "limited"]]);
+  });
+
   test("when requests counted in memory during an outage come along, then those of the current window are added to the count and older ones are not", async () => {
     const limiter = createRedisLimiter(redis!, { suspendAfterMultiple: 2, suspendSeconds: 1 });
     const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 100 };

@@ -16,6 +16,10 @@ import { redisKeys } from "./redis-keys";
  * first count past the threshold (the 6th value), as it would have one call at
  * a time; a suspension already running applies to the whole batch (0).
  *
+ * A suspension is set by the call whose requests cross the threshold: a count
+ * already past it (the key's limit was lowered within the window) is refused
+ * as over the limit, not suspended.
+ *
  * Requests a replica counted in memory while Redis was down come along with
  * its next request (ARGV 3 and 4, only then, in a batch of one) and are added
  * when they belong to the current window, so the count in Redis includes what
@@ -53,7 +57,7 @@ local suspended = redis.call('PTTL', KEYS[2])
 if suspended < 0 then suspended = 0 end
 local from = 0
 local threshold = tonumber(ARGV[1]) * ${multiple}
-if suspended == 0 and count > threshold and redis.call('HSETNX', KEYS[1], 's', 1) == 1 then
+if suspended == 0 and count > threshold and count - add <= threshold and redis.call('HSETNX', KEYS[1], 's', 1) == 1 then
   redis.call('SET', KEYS[2], '1', 'EX', ${seconds})
   suspended = ${seconds * 1000}
   from = math.max(count - batch + 1, math.floor(threshold) + 1)
