@@ -73,6 +73,30 @@ async function twoListsAndAPage() {
   return { a, b, c, half, page };
 }
 
+/**
+ * A client that retries what it is told to retry (503 with Retry-After: 1) reading
+ * its 8 MiB page `reads` times, each up to `attempts` asks: the statuses of each read.
+ */
+async function readRetryingAsTold(call: Call, pageId: string, reads: number, attempts: number): Promise<number[][]> {
+  const all: number[][] = [];
+  for (let read = 0; read < reads; read++) {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const answer = await call("GET", `${PAGES}/${pageId}`);
+      statuses.push(answer.status);
+      if (answer.status === 200) {
+        expect(answer.body.content.length).toBe(8 * MiB);
+        break;
+      }
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get("retry-after")).toBe("1");
+      await Bun.sleep(1000);
+    }
+    all.push(statuses);
+  }
+  return all;
+}
+
 describe("large answers whose clients read none of them", () => {
   test("when two workspaces' 15 MiB lists go unread, then a third workspace's 8 MiB page is still served, and each unread answer is either cut or whole", async () => {
     const { a, b, c, half, page } = await twoListsAndAPage();
@@ -111,23 +135,7 @@ describe("large answers whose clients read none of them", () => {
     const { a, b, c, page } = await twoListsAndAPage();
     await whileRenewingUnread([a.key, b.key], 800, async () => {
       await Bun.sleep(1000);
-      const reads: number[][] = [];
-      for (let read = 0; read < 4; read++) {
-        // A client that retries what it is told to retry: 503 with Retry-After: 1, up to four times.
-        const statuses: number[] = [];
-        for (let attempt = 0; attempt < 4; attempt++) {
-          const answer = await c.call("GET", `${PAGES}/${page.id}`);
-          statuses.push(answer.status);
-          if (answer.status === 200) {
-            expect(answer.body.content.length).toBe(8 * MiB);
-            break;
-          }
-          expect(answer.status).toBe(503);
-          expect(answer.headers.get("retry-after")).toBe("1");
-          await Bun.sleep(1000);
-        }
-        reads.push(statuses);
-      }
+      const reads = await readRetryingAsTold(c.call, page.id, 4, 4);
       console.log(`third workspace's reads, by attempt: ${JSON.stringify(reads)}`);
       expect(reads.map((statuses) => statuses.at(-1))).toEqual([200, 200, 200, 200]);
     });
@@ -182,21 +190,7 @@ describe("large answers whose clients read none of them", () => {
     const pollers = [poll(a.key, "a"), Bun.sleep(2000).then(() => poll(b.key, "b"))];
     try {
       await Bun.sleep(3000);
-      const attempts: number[][] = [];
-      for (let read = 0; read < 3; read++) {
-        const statuses: number[] = [];
-        for (let attempt = 0; attempt < 12; attempt++) {
-          const answer = await c.call("GET", `${PAGES}/${page.id}`);
-          statuses.push(answer.status);
-          if (answer.status === 200) {
-            expect(answer.body.content.length).toBe(8 * MiB);
-            break;
-          }
-          expect(answer.status).toBe(503);
-          await Bun.sleep(Number(answer.headers.get("retry-after")) * 1000);
-        }
-        attempts.push(statuses);
-      }
+      const attempts = await readRetryingAsTold(c.call, page.id, 3, 12);
       console.log(`third workspace's reads, by attempt: ${JSON.stringify(attempts)}; lists served meanwhile: ${JSON.stringify(served)}`);
       expect(attempts.map((statuses) => statuses.at(-1))).toEqual(Array(3).fill(200));
       expect(served.a + served.b).toBeGreaterThan(2);
