@@ -148,6 +148,8 @@ describe("POST /api/calendar/calendars/", () => {
     const response = await call("POST", "/api/calendar/calendars/", { name });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({ id: expect.any(String), name, team_id: null, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/) });
+    // Both to the microsecond: right after creation the two strings are equal.
+    expect(response.body.updated_at).toBe(response.body.created_at);
   });
 
   test("when team_id names a team of another workspace, then 404 not_found naming team_id, as anything the creator cannot see", async () => {

@@ -7,7 +7,7 @@ interface CalendarRow {
   id: string;
   team_id: string | null;
   name: string;
-  created_at: Date;
+  created_at: string;
   updated_at: string;
 }
 
@@ -20,12 +20,16 @@ export interface NewCalendar {
   createdAt: Date;
 }
 
-/** updated_at to the microsecond (the entity tag names it exactly), rendered by Postgres. */
-const COLUMNS = `c.id, c.team_id, c.name, c.created_at,
+/**
+ * Both instants to the microsecond, rendered by Postgres (the entity tag names
+ * updated_at exactly): right after creation the two strings are equal.
+ */
+const COLUMNS = `c.id, c.team_id, c.name,
+  to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at,
   to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as updated_at`;
 
 export function toCalendar(row: CalendarRow): Calendar {
-  return { id: row.id, name: row.name, team_id: row.team_id, created_at: row.created_at.toISOString(), updated_at: row.updated_at };
+  return { id: row.id, name: row.name, team_id: row.team_id, created_at: row.created_at, updated_at: row.updated_at };
 }
 
 /** The SQL condition for "a calendar (aliased c) this principal may list". */
