@@ -20,6 +20,7 @@ export async function limit(
     workspaceId: authenticated.credential.workspaceId,
     limit: authenticated.credential.rateLimitPerMinute ?? deps.defaultRateLimit,
   });
+  // Recorded before the key is read again, which may refuse it (401): the request was counted all the same.
   trace.outcome = counted.outcome;
   const credential = await deps.authenticator.confirm(key, authenticated, counted.authEpoch);
   const decision = underLimit(counted, credential.rateLimitPerMinute ?? deps.defaultRateLimit);
