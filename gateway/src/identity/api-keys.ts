@@ -64,14 +64,13 @@ export async function countApiKeys(sql: Sql, workspaceId: string): Promise<numbe
   return row!.total;
 }
 
-export async function findApiKey(sql: Sql, workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await sql<ApiKeyRow[]>`select ${KEY_COLUMNS(sql)} from api_keys where workspace_id = ${workspaceId} and id = ${id}`;
-  return row;
-}
-
-/** The key, locked until the transaction ends: concurrent changes of one key then each see the one before. */
-export async function lockApiKey(sql: Sql, workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await sql<ApiKeyRow[]>`select ${KEY_COLUMNS(sql)} from api_keys where workspace_id = ${workspaceId} and id = ${id} for update`;
+/**
+ * The key; with `lock`, locked until the transaction ends, so concurrent
+ * changes of one key each see the one before.
+ */
+export async function findApiKey(sql: Sql, workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`
+    select ${KEY_COLUMNS(sql)} from api_keys where workspace_id = ${workspaceId} and id = ${id} ${options.lock ? sql`for update` : sql``}`;
   return row;
 }
 

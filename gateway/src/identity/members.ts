@@ -22,16 +22,13 @@ export async function insertMember(
     values (${member.id}, ${member.workspaceId}, ${member.email}, ${member.name}, ${member.role})`;
 }
 
-export async function findMember(sql: Sql, workspaceId: string, id: string): Promise<MemberRow | undefined> {
+/**
+ * The member; with `lock`, locked until the transaction ends, so concurrent
+ * changes of one member each see the one before.
+ */
+export async function findMember(sql: Sql, workspaceId: string, id: string, options: { lock?: boolean } = {}): Promise<MemberRow | undefined> {
   const [row] = await sql<MemberRow[]>`
-    select ${MEMBER_COLUMNS(sql)} from members m where m.workspace_id = ${workspaceId} and m.id = ${id}`;
-  return row;
-}
-
-/** The member, locked until the transaction ends: concurrent changes of one member then each see the one before. */
-export async function lockMember(sql: Sql, workspaceId: string, id: string): Promise<MemberRow | undefined> {
-  const [row] = await sql<MemberRow[]>`
-    select ${MEMBER_COLUMNS(sql)} from members m where m.workspace_id = ${workspaceId} and m.id = ${id} for update of m`;
+    select ${MEMBER_COLUMNS(sql)} from members m where m.workspace_id = ${workspaceId} and m.id = ${id} ${options.lock ? sql`for update of m` : sql``}`;
   return row;
 }
 

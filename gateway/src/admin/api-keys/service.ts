@@ -5,7 +5,6 @@ import {
   findApiKey,
   insertApiKey,
   listApiKeys,
-  lockApiKey,
   revokeApiKey,
   rotateApiKey,
   updateApiKey,
@@ -139,7 +138,7 @@ export async function changeKey(deps: AdminDeps, caller: AdminCaller, workspaceI
     caller,
     async ({ tx, audit }) => {
       // Omitted fields keep what the key holds now, not what it held before a concurrent change.
-      const before = await lockApiKey(tx, workspaceId, keyId);
+      const before = await findApiKey(tx, workspaceId, keyId, { lock: true });
       if (!before) throw notFound();
       const row = await updateApiKey(tx, workspaceId, keyId, {
         name: body.name === undefined ? before.name : body.name.trim(),
@@ -190,7 +189,7 @@ export async function rotateKey(deps: AdminDeps, caller: AdminCaller, workspaceI
     deps,
     caller,
     async ({ tx, audit }) => {
-      const before = await lockApiKey(tx, workspaceId, keyId);
+      const before = await findApiKey(tx, workspaceId, keyId, { lock: true });
       if (!before) throw notFound();
       const row = await rotateApiKey(tx, workspaceId, keyId, { hash: generated.hash, displayPrefix: generated.displayPrefix, previousExpiresAt });
       if (!row) throw ApiError.validation(["id"], "The key is revoked and cannot be rotated; create a new key instead.", "state");
@@ -210,7 +209,7 @@ export async function revokeKey(deps: AdminDeps, caller: AdminCaller, workspaceI
     deps,
     caller,
     async ({ tx, audit }) => {
-      const before = await lockApiKey(tx, workspaceId, keyId);
+      const before = await findApiKey(tx, workspaceId, keyId, { lock: true });
       if (!before) throw notFound();
       // Revoked meanwhile by a concurrent call: that one wrote the entry.
       if (before.revoked_at !== null) return;

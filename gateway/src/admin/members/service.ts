@@ -1,6 +1,5 @@
 import { ApiError, isUuid, readList, resolvePaging, uuidv7 } from "@ws/shared";
-import { countMembers, findMember,
-  lockMember, insertMember, listMembers, memberEmailTaken, replaceTeamMemberships, updateMember, type MemberRow } from "../../identity/members";
+import { countMembers, findMember, insertMember, listMembers, memberEmailTaken, replaceTeamMemberships, updateMember, type MemberRow } from "../../identity/members";
 import { existingTeamIds } from "../../identity/teams";
 import { applyChange, assertWorkspace, type AdminCaller, type AdminDeps } from "../admin-context";
 import type { CreateMemberBody, UpdateMemberBody } from "./model";
@@ -55,7 +54,7 @@ export async function changeMember(deps: AdminDeps, caller: AdminCaller, workspa
     deps,
     caller,
     async ({ tx, audit }) => {
-      const before = (await lockMember(tx, workspaceId, memberId))!;
+      const before = (await findMember(tx, workspaceId, memberId, { lock: true }))!;
       await updateMember(tx, memberId, { role: body.role, active: body.active, name: body.name });
       if (teamIds) await replaceTeamMemberships(tx, memberId, teamIds);
       const after = (await findMember(tx, workspaceId, memberId))!;
