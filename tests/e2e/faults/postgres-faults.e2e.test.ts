@@ -132,7 +132,8 @@ describe.skipIf(!canRunThrowawayPostgres)("PostgreSQL faults during creates and 
 
   test("when another client holds every PostgreSQL connection and the processes' own are terminated, then requests fail fast with 503, and once the connections are given back every request is served within 5 s", async () => {
     const admin = postgres(database!.url, { max: 1, onnotice: () => {}, connection: { application_name: "fault-admin" } });
-    const hog = postgres(database!.url, { max: 500, onnotice: () => {}, connection: { application_name: "fault-hog" } });
+    // Without the driver's own first query (array types), whose failure it leaves unhandled when the hog is ended mid-connect.
+    const hog = postgres(database!.url, { max: 500, fetch_types: false, onnotice: () => {}, connection: { application_name: "fault-hog" } });
     let done = false;
     const load = createAndUpdate(call, { workers: 6, stop: () => done });
     try {
