@@ -190,11 +190,12 @@ describe("a holder that gave up an answer before it went out whole", () => {
 describe("the place of a holder refused for the total", () => {
   const limits = { totalBytes: 100, perKeyBytes: 60, holder: "workspace" as const, items, placeKeptMs: 1000 };
 
-  test("when a holder is refused for the total, then holders asking after it take room only beside what it asked for, and its retry is served", () => {
+  test("when a holder refused for the total comes back, then holders asking after it take room only beside what it asked for, and its next retry is served", () => {
     const budget = createBodyBudget(limits);
     const a = budget.lease("a");
     a.take(50);
     budget.lease("b").take(40);
+    expect(refusal(() => budget.lease("c").take(30))).toMatchObject({ status: 503 });
     expect(refusal(() => budget.lease("c").take(30))).toMatchObject({ status: 503 });
     a.release();
     // The room a gave back: a asking again takes it only beside c's 30, and so does a newcomer.
@@ -211,10 +212,22 @@ describe("the place of a holder refused for the total", () => {
     budget.lease("b").take(30);
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
     a.release();
     expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
     expect(refusal(() => budget.lease("c").take(40))).toBeUndefined();
     expect(refusal(() => budget.lease("d").take(30))).toBeUndefined();
+  });
+
+  test("when a refused holder has not come back, then its place holds no one back: room it never asked for again goes to whoever asks", () => {
+    const budget = createBodyBudget(limits);
+    const a = budget.lease("a");
+    a.take(60);
+    budget.lease("b").take(30);
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    a.release();
+    expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
   });
 
   test("when a refused holder does not come back in time, then its place is given up", async () => {
@@ -222,6 +235,7 @@ describe("the place of a holder refused for the total", () => {
     const a = budget.lease("a");
     a.take(60);
     budget.lease("b").take(30);
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     a.release();
     await Bun.sleep(80);

@@ -97,6 +97,10 @@ export interface BodyBudgetLimits {
    * take every room that frees before a third's retry comes (served 0 or 1
    * times in 40). With it, contending workspaces are served in the order they
    * were first refused: with N of them, a retry waits for the N − 1 before it.
+   * A place holds others back only once its holder has come back within that
+   * time: two workspaces refused once every 7 s (renewing unread answers)
+   * otherwise kept places they never used, and a third's reads, with the
+   * budget empty, were refused for them at the ask and at the retry.
    */
   placeKeptMs?: number;
 }
@@ -129,9 +133,12 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     abandonedAt.delete(holder);
     return false;
   };
-  /** Holders refused for the total, in the order they were first refused: what each asked for, and until when its place is kept. */
-  const places = new Map<string, { bytes: number; until: number }>();
-  /** Room the places of holders refused before `holder` keep (every place, for a holder that has none). */
+  /**
+   * Holders refused for the total, in the order they were first refused: what
+   * each asked for, until when its place is kept, and whether it came back.
+   */
+  const places = new Map<string, { bytes: number; until: number; cameBack: boolean }>();
+  /** Room the places of holders refused before `holder`, and back since, keep (every such place, for a holder that has none). */
   const keptAhead = (holder: string | undefined): number => {
     if (places.size === 0) return 0;
     const now = Date.now();
@@ -139,7 +146,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     for (const [placeHolder, place] of places) {
       if (place.until < now) places.delete(placeHolder);
       else if (placeHolder === holder) break;
-      else kept += place.bytes;
+      else if (place.cameBack) kept += place.bytes;
     }
     return kept;
   };
@@ -149,8 +156,8 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     // Holders that were refused once and never came back are forgotten, not kept for ever.
     if (places.size >= 1024) keptAhead(undefined);
     const place = places.get(holder);
-    if (place) Object.assign(place, { bytes: Math.max(place.bytes, bytes), until });
-    else places.set(holder, { bytes, until });
+    if (place) Object.assign(place, { bytes: Math.max(place.bytes, bytes), until, cameBack: true });
+    else places.set(holder, { bytes, until, cameBack: false });
   };
   /** Leases whose bytes are on their way out, each with its answer. */
   const sending = new Map<BodyLease, AnswerInTransit>();

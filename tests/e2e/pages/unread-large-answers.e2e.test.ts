@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { STALLED_ANSWER_GIVES_WAY_MS } from "@ws/shared";
 import { eventually } from "../../harness/eventually";
 import { apiClient, type Call } from "../../harness/http";
@@ -23,6 +23,19 @@ beforeAll(async () => {
   system = await startSystem({ output: (name, line) => name === "pages" && pagesLog.push(line) });
 });
 afterAll(() => system?.stop());
+
+/** Bytes of large contents the pages service's budget holds now, as its metrics say. */
+async function largeContentsInTransit(): Promise<number> {
+  const text = await (await fetch(`${system.pagesUrl}/metrics`)).text();
+  const line = text.split("\n").find((candidate) => candidate.startsWith("pages_large_contents_bytes_in_transit "));
+  return Number(line?.split(" ")[1]);
+}
+
+// Each test starts with the budget empty and no place in line left by the test before (a place is kept 3 s).
+beforeEach(async () => {
+  expect(await eventually(largeContentsInTransit, (bytes) => bytes === 0, 30_000)).toBe(0);
+  await Bun.sleep(3_000);
+});
 
 async function workspaceClient(): Promise<{ key: string; call: Call }> {
   const key = await (await seedTenant(system)).key();
@@ -102,8 +115,8 @@ describe("large answers whose clients read none of them", () => {
     const { a, b, c, half, page } = await twoListsAndAPage();
     try {
       const unread = [await askAndReadNothing(a.key), await askAndReadNothing(b.key)];
-      // Both lists are being answered before the third workspace asks (no answer of theirs can be read to tell).
-      await Bun.sleep(1000);
+      // Both lists are being answered, holding their room, before the third workspace asks.
+      expect(await eventually(largeContentsInTransit, (bytes) => bytes >= 30 * MiB, 20_000)).toBeGreaterThanOrEqual(30 * MiB);
       const read = await eventually(
         () => c.call("GET", `${PAGES}/${page.id}`),
         (answer) => answer.status === 200,
@@ -205,8 +218,8 @@ describe("large answers whose clients read none of them", () => {
     const { a, b, c, page } = await twoListsAndAPage();
     await whileRenewingUnread([a.key, b.key], 7000, async () => {
       // Until their first renewals (7 s, later on a loaded machine) both lists are young answers in the budget:
-      // the third workspace waits, by design. From its first read on, each read is served at once, or at the
-      // retry after a 503 when a renewing workspace held a place in line before it.
+      // the third workspace waits, by design. From its first read on, each read is served at its first or second
+      // ask (a renewing workspace refused once, not asking again for 7 s, keeps no place in line ahead of it).
       await Bun.sleep(7000);
       await eventually(() => c.call("GET", `${PAGES}/${page.id}`), (answer) => answer.status === 200, 20_000);
       const reads = await readRetryingAsTold(c.call, page.id, 20, 2);

@@ -34,7 +34,8 @@ export const LARGE_CONTENTS_KEPT_FREE_BYTES = PUBLIC_SERVICES.pages.maxBodyBytes
 /**
  * How long a workspace refused for the whole budget keeps its place in line
  * after its last ask: three times the Retry-After it is told (1 s), so a client
- * that retries as told keeps it, and one that went away gives it up soon.
+ * that retries as told keeps it, and one that went away gives it up soon. The
+ * place holds others back from the workspace's first retry on.
  */
 export const PLACE_KEPT_MS = 3_000;
 
@@ -61,6 +62,11 @@ const budget = createBodyBudget({
   abandonedCountsMs: ABANDONED_COUNTS_MS,
   placeKeptMs: PLACE_KEPT_MS,
 });
+
+/** Bytes of large contents held by answers being made or sent now. */
+export function largeContentsInTransit(): number {
+  return budget.inUse();
+}
 
 /**
  * Room in the budget for one answer of the workspace, held until that answer
