@@ -9,11 +9,11 @@ afterAll(async () => {
 
 const RUNTIMES = { bun: [process.execPath], deno: [join(import.meta.dir, "../../../node_modules/.bin/deno"), "run", "--allow-all", "--quiet"] };
 
-async function runFixture(runtime: keyof typeof RUNTIMES, guard: boolean) {
+async function runFixture(runtime: keyof typeof RUNTIMES, guard: boolean, failure = "terminated") {
   const storage = await testStorage();
   storages.push(storage);
   const child = Bun.spawn([...RUNTIMES[runtime], join(import.meta.dir, "fixtures", "types-query-cut.ts")], {
-    env: { ...process.env, FIXTURE_DATABASE_URL: storage.databaseUrl!, FIXTURE_GUARD: guard ? "1" : "0" },
+    env: { ...process.env, FIXTURE_DATABASE_URL: storage.databaseUrl!, FIXTURE_GUARD: guard ? "1" : "0", FIXTURE_FAILURE: failure },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -33,6 +33,15 @@ describe.skipIf(!process.env.DATABASE_URL)("a connection that breaks while the d
       expect(result.warnings.length).toBeGreaterThan(0);
       expect(result.warnings.every((line: string) => line === "a database connection broke while the driver set it up")).toBe(true);
       expect(result.served).toBe(true);
+    }, 60_000);
+  }
+
+  for (const runtime of ["bun", "deno"] as const) {
+    test(`when that query fails but its connection stays open (a statement timeout), then on ${runtime} the process stops rather than go on with a connection missing the array types`, async () => {
+      const { exitCode, stderr, result } = await runFixture(runtime, true, "statement_timeout");
+      expect(exitCode).not.toBe(0);
+      expect(result).toBeUndefined();
+      expect(stderr).toContain("unhandled rejection: stopping");
     }, 60_000);
   }
 

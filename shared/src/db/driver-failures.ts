@@ -12,6 +12,19 @@ function isDriversOwnQuery(reason: unknown): boolean {
 }
 
 /**
+ * Server errors after which the connection is gone (the backend was terminated,
+ * the server is shutting down or starting, the connection broke). A statement
+ * timeout or a lock conflict leaves the connection open but without the array
+ * types the driver failed to read: that is not survivable, and not swallowed.
+ */
+const CONNECTION_ENDING_SQLSTATES = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006"]);
+
+function connectionEnded(reason: unknown): boolean {
+  if ((reason as { name?: unknown }).name === "PostgresError") return CONNECTION_ENDING_SQLSTATES.has(String((reason as { code?: unknown }).code));
+  return databaseFailure(reason) !== undefined;
+}
+
+/**
  * The `postgres` driver (3.4.x) sends a query of its own first on every new
  * connection (the catalog of array types) and drops that query's promise: when
  * the connection breaks just then (a backend terminated, PostgreSQL restarting),
@@ -29,7 +42,7 @@ export function surviveDriverConnectionFailures(logger?: Logger): void {
   if (installed) return;
   installed = true;
   process.on("unhandledRejection", (reason: unknown) => {
-    if (isDriversOwnQuery(reason) && databaseFailure(reason)) {
+    if (isDriversOwnQuery(reason) && connectionEnded(reason)) {
       log?.warn("a database connection broke while the driver set it up", { error: String(reason) });
       return;
     }
