@@ -39,6 +39,8 @@ export interface ChangeScope {
   tx: TransactionSql;
   /** Records the change in the audit log, in this transaction: it is kept exactly when the change is. */
   audit(change: AuditedChange): Promise<void>;
+  /** Says the work found nothing to change (a concurrent call did it first): the workspace's keys keep their credential epoch. */
+  unchanged(): void;
 }
 
 /**
@@ -59,7 +61,9 @@ export async function applyChange<T>(
   options: { credentialsOf?: string } = {},
 ): Promise<T> {
   const entries: AuditEntryRow[] = [];
+  let changed = true;
   const [result, epoch] = await transaction(deps.sql, "", async (tx) => {
+    changed = true;
     const audit = async (change: AuditedChange) => {
       entries.push(
         await insertAuditEntry(tx, {
@@ -75,8 +79,8 @@ export async function applyChange<T>(
         }),
       );
     };
-    const value = await work({ tx, audit });
-    return [value, options.credentialsOf ? await bumpAuthEpoch(tx, options.credentialsOf) : null] as const;
+    const value = await work({ tx, audit, unchanged: () => void (changed = false) });
+    return [value, options.credentialsOf && changed ? await bumpAuthEpoch(tx, options.credentialsOf) : null] as const;
   });
   for (const entry of entries) {
     deps.logger.info("management change", {

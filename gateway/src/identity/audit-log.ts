@@ -26,7 +26,7 @@ export async function insertAuditEntry(sql: Sql, entry: Omit<AuditEntryRow, "cre
   return row!;
 }
 
-/** Newest first; ties (one transaction's entries share its clock) broken by id, which rises within a process. */
+/** Newest first, by the clock when each entry was written; the rare equal times are ordered by id, which rises within a process. */
 export async function listAuditEntries(sql: Sql, workspaceId: string, page: { limit: number; offset: number }): Promise<AuditEntryRow[]> {
   return sql<AuditEntryRow[]>`
     select ${ENTRY_COLUMNS(sql)} from audit_log where workspace_id = ${workspaceId}

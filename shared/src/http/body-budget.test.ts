@@ -230,6 +230,24 @@ describe("the place of a holder refused for the total", () => {
     expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
   });
 
+  test("when a refused holder sends its ask twice at once, then that is not coming back: its place holds no one back until it retries after a pause", async () => {
+    const budget = createBodyBudget({ ...limits, cameBackAfterMs: 40 });
+    const a = budget.lease("a");
+    a.take(60);
+    budget.lease("b").take(30);
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    a.release();
+    const again = budget.lease("a");
+    expect(refusal(() => again.take(60))).toBeUndefined();
+    await Bun.sleep(60);
+    expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
+    again.release();
+    // c came back after a pause: the room again goes to c, not to a asking first.
+    expect(refusal(() => budget.lease("a").take(60))).toMatchObject({ status: 503 });
+    expect(refusal(() => budget.lease("c").take(40))).toBeUndefined();
+  });
+
   test("when a refused holder does not come back in time, then its place is given up", async () => {
     const budget = createBodyBudget({ ...limits, placeKeptMs: 50 });
     const a = budget.lease("a");

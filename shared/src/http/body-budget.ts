@@ -103,6 +103,13 @@ export interface BodyBudgetLimits {
    * budget empty, were refused for them at the ask and at the retry.
    */
   placeKeptMs?: number;
+  /**
+   * How long after its first refusal a refused ask counts as its holder coming
+   * back (default 0): asks sent together are one ask sent twice, and a holder
+   * that sent two at once and never retried would hold others back for a place
+   * it does not use. Set it below the Retry-After the refusal gives.
+   */
+  cameBackAfterMs?: number;
 }
 
 export interface BudgetItems {
@@ -137,7 +144,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
    * Holders refused for the total, in the order they were first refused: what
    * each asked for, until when its place is kept, and whether it came back.
    */
-  const places = new Map<string, { bytes: number; until: number; cameBack: boolean }>();
+  const places = new Map<string, { bytes: number; since: number; until: number; cameBack: boolean }>();
   /** Room the places of holders refused before `holder`, and back since, keep (every such place, for a holder that has none). */
   const keptAhead = (holder: string | undefined): number => {
     if (places.size === 0) return 0;
@@ -152,12 +159,14 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   };
   /** A holder refused again keeps its first place, for what it asks for now or asked before, whichever is more. */
   const keepPlace = (holder: string, bytes: number) => {
-    const until = Date.now() + limits.placeKeptMs!;
+    const now = Date.now();
+    const until = now + limits.placeKeptMs!;
     // Holders that were refused once and never came back are forgotten, not kept for ever.
     if (places.size >= 1024) keptAhead(undefined);
     const place = places.get(holder);
-    if (place) Object.assign(place, { bytes: Math.max(place.bytes, bytes), until, cameBack: true });
-    else places.set(holder, { bytes, until, cameBack: false });
+    if (!place) return void places.set(holder, { bytes, since: now, until, cameBack: false });
+    const cameBack = place.cameBack || now - place.since >= (limits.cameBackAfterMs ?? 0);
+    Object.assign(place, { bytes: Math.max(place.bytes, bytes), until, cameBack });
   };
   /** Leases whose bytes are on their way out, each with its answer. */
   const sending = new Map<BodyLease, AnswerInTransit>();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
 import { uuidv7 } from "@ws/shared";
 import { adminActor } from "../../../gateway/src/admin";
 import { expectError } from "../../harness/assertions";
@@ -21,6 +22,18 @@ afterAll(async () => {
 });
 
 const ws = () => `/admin/v1/workspaces/${tenant.workspaceId}`;
+
+/** The epoch every replica compares its cached keys against; read from the database when the system runs on a real one. */
+async function credentialEpoch(): Promise<number | undefined> {
+  if (!system.databaseUrl) return undefined;
+  const sql = postgres(system.databaseUrl, { max: 1 });
+  try {
+    const [row] = await sql<{ auth_epoch: string }[]>`select auth_epoch::text from workspaces where id = ${tenant.workspaceId}`;
+    return Number(row!.auth_epoch);
+  } finally {
+    await sql.end();
+  }
+}
 
 function parseLine(text: string): Record<string, unknown> | undefined {
   try {
@@ -52,13 +65,15 @@ describe("the audit log", () => {
     expect(new Date(entry.created_at).getTime()).toBeWithin(Date.now() - 60_000, Date.now() + 1000);
   });
 
-  test("when a key is revoked by six calls at once, then all answer 204 and one entry is written", async () => {
+  test("when a key is revoked by six calls at once, then all answer 204, one entry is written and the workspace's credential epoch moves once", async () => {
     const created = await admin("POST", `${ws()}/api-keys`, { name: "raced", created_by: tenant.ownerId, scopes: ["docs:read"] });
+    const epoch = await credentialEpoch();
     const answers = await Promise.all(Array.from({ length: 6 }, () => admin("DELETE", `${ws()}/api-keys/${created.body.id}`)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(204));
     const log = await admin("GET", `${ws()}/audit-log?per_page=100`);
     const entries = log.body.data.filter((entry: { resource_id: string }) => entry.resource_id === created.body.id);
     expect(entries.map((entry: { action: string }) => entry.action)).toEqual(["api_key.revoke", "api_key.create"]);
+    if (epoch !== undefined) expect(await credentialEpoch()).toBe(epoch + 1);
   });
 
   test("when a key's name and limit are changed by two calls at once, then both changes stay, and the newer entry's before is the older one's after", async () => {

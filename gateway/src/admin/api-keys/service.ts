@@ -208,11 +208,11 @@ export async function revokeKey(deps: AdminDeps, caller: AdminCaller, workspaceI
   await applyChange(
     deps,
     caller,
-    async ({ tx, audit }) => {
+    async ({ tx, audit, unchanged }) => {
       const before = await findApiKey(tx, workspaceId, keyId, { lock: true });
       if (!before) throw notFound();
-      // Revoked meanwhile by a concurrent call: that one wrote the entry.
-      if (before.revoked_at !== null) return;
+      // Revoked meanwhile by a concurrent call: that one wrote the entry and moved the epoch.
+      if (before.revoked_at !== null) return unchanged();
       await revokeApiKey(tx, workspaceId, keyId);
       const row = await findApiKey(tx, workspaceId, keyId);
       await audit({ workspaceId, action: "api_key.revoke", resourceType: "api_key", resourceId: keyId, before: presentKey(before), after: row ? presentKey(row) : null });

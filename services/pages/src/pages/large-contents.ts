@@ -35,9 +35,14 @@ export const LARGE_CONTENTS_KEPT_FREE_BYTES = PUBLIC_SERVICES.pages.maxBodyBytes
  * How long a workspace refused for the whole budget keeps its place in line
  * after its last ask: three times the Retry-After it is told (1 s), so a client
  * that retries as told keeps it, and one that went away gives it up soon. The
- * place holds others back from the workspace's first retry on.
+ * place holds others back from the workspace's first retry on: an ask refused
+ * at least PLACE_CLAIMED_AFTER_MS after the first (two asks sent at once are
+ * not a retry).
  */
 export const PLACE_KEPT_MS = 3_000;
+
+/** Half the Retry-After (1 s): a client retrying as told comes back later than this, a doubled ask sooner. */
+export const PLACE_CLAIMED_AFTER_MS = 500;
 
 /**
  * How long a workspace that gave up an answer before it went out whole still
@@ -61,6 +66,7 @@ const budget = createBodyBudget({
   keepFreeForNewHolders: LARGE_CONTENTS_KEPT_FREE_BYTES,
   abandonedCountsMs: ABANDONED_COUNTS_MS,
   placeKeptMs: PLACE_KEPT_MS,
+  cameBackAfterMs: PLACE_CLAIMED_AFTER_MS,
 });
 
 /** Bytes of large contents held by answers being made or sent now. */
