@@ -134,6 +134,23 @@ describe("what an answer holds until it has gone out", () => {
     expect(answer!.stalledSince()).toBeUndefined();
   });
 
+  test("when an answer's source fails after it began, then its body fails for the server with no reason, and the hold hears of the failure, is released once and not told the client gave it up", async () => {
+    let released = 0;
+    let abandoned = 0;
+    const failures: unknown[] = [];
+    let pulls = 0;
+    const source = new ReadableStream<Uint8Array>({
+      pull: (controller) => (pulls++ === 0 ? controller.enqueue(new Uint8Array(10)) : controller.error(new Error("connection lost"))),
+    });
+    const response = releasedWhenSent(new Response(source), { release: () => released++, abandoned: () => abandoned++, failed: (error) => failures.push(error) });
+    const reader = response.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    const reason = await reader.read().then(() => "read", (error: unknown) => error);
+    expect(reason).toBeUndefined();
+    expect(failures.map(String)).toEqual(["Error: connection lost"]);
+    expect({ released, abandoned }).toEqual({ released: 1, abandoned: 0 });
+  });
+
   test("when a request's answer is in transit, then every hold of the request is told of it", async () => {
     const request = new Request("http://localhost/");
     const told: string[] = [];

@@ -7,7 +7,11 @@ import type { BodyLease } from "./body-budget";
  * so such room is given back when the answer's body has been sent whole, or
  * given up on, not when the handler returns.
  */
-export type AnswerHold = Pick<BodyLease, "release"> & Partial<Pick<BodyLease, "sending" | "abandoned">>;
+export type AnswerHold = Pick<BodyLease, "release"> &
+  Partial<Pick<BodyLease, "sending" | "abandoned">> & {
+    /** The answer's own source failed after it began (a database read mid-list): ours, not the client's doing. */
+    failed?(error: unknown): void;
+  };
 
 const holds = new WeakMap<Request, AnswerHold[]>();
 
@@ -18,12 +22,17 @@ export function releaseWhenAnswered(request: Request, hold: AnswerHold): void {
   else holds.set(request, [hold]);
 }
 
-/** The answer to send, which releases what the request holds once its body has gone (at once when it has none). */
-export function answerReleasing(request: Request, response: Response): Response {
+/**
+ * The answer to send, which releases what the request holds once its body has
+ * gone (at once when it has none); `failed` hears of a body that failed after
+ * it began, which is then cut.
+ */
+export function answerReleasing(request: Request, response: Response, failed?: (error: unknown) => void): Response {
   const held = holds.get(request);
   if (held === undefined) return response;
   holds.delete(request);
   return releasedWhenSent(response, {
+    failed,
     release: () => {
       for (const hold of held) hold.release();
     },
@@ -64,8 +73,9 @@ interface AnswerSource {
  * The source's bytes as a body handed out in slices of ANSWER_SLICE_BYTES, each
  * cut only when the server asks for it. `hold` is released once the last has
  * been taken, or the body failed, was cancelled or cut (then told first that
- * the answer was abandoned); it is told of the answer in transit, stalled
- * while the server asks for no slice after the last.
+ * the answer was abandoned, or, when its source failed, of the failure: its
+ * client gave nothing up); it is told of the answer in transit, stalled while
+ * the server asks for no slice after the last.
  */
 function sentInSlices(source: AnswerSource, hold: AnswerHold): ReadableStream<Uint8Array> {
   let over = false;
@@ -106,8 +116,12 @@ function sentInSlices(source: AnswerSource, hold: AnswerHold): ReadableStream<Ui
             controller.close();
           }
         } catch (error) {
-          giveUp();
-          controller.error(error);
+          if (over) return;
+          hold.failed?.(error);
+          finish();
+          source.cancel();
+          // No reason, as for a cut: the failure is told to `failed`, not written by the server as a stack.
+          controller.error(undefined);
         } finally {
           taking = false;
           lastTaken = Date.now();

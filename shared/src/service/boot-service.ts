@@ -3,7 +3,7 @@ import { databaseConfig, inflightBodyBytes, internalSigningKey, listenHost, logL
 import { envReader } from "../config/env";
 import { openDatabase, type LoadEmbeddedExtensions } from "../db/database";
 import { migrate } from "../db/migrate";
-import { createLogger } from "../observability/logger";
+import { createLogger, type Logger } from "../observability/logger";
 import { httpMetrics } from "../observability/metrics";
 import { registerProcessMetrics } from "../observability/process-metrics";
 import { readinessMetrics } from "../observability/readiness-metrics";
@@ -53,6 +53,7 @@ interface FrontOptions {
   principalKeys: VerificationKeys;
   bodyLimitBytes: number;
   bodyBudget: BodyBudget;
+  logger: Logger;
 }
 
 /**
@@ -82,7 +83,9 @@ function serviceFront(app: ServiceApp, options: FrontOptions) {
   // What the app's answer holds (answer-holds.ts) is given back once the answer has gone out.
   const serve = async (request: Request) => {
     try {
-      return answerReleasing(request, await app.fetch(request));
+      return answerReleasing(request, await app.fetch(request), (error) =>
+        options.logger.error("an answer failed after it began: its connection is cut", { path: requestPath(request), error: String(error) }),
+      );
     } catch (error) {
       releaseHeld(request);
       throw error;
@@ -163,6 +166,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
             principalKeys,
             bodyLimitBytes,
             bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: workspaceBodyShare(config.inflightBodyBytes, bodyLimitBytes), holder: "workspace" }),
+            logger,
           }),
           metrics,
           routeLabels([...operations.map((operation) => operation.path), ...UNAUTHENTICATED_SERVICE_PATHS, WORKSPACE_PURGE_PATH]),
