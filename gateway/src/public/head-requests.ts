@@ -7,7 +7,13 @@ import { toResponse, withMethod, type Answer, type IncomingRequest } from "@ws/s
  * The GET's body is read to its end and dropped, not cancelled: a service sees
  * a cancelled answer as one its client gave up, and the pages service makes a
  * workspace that gives up large answers wait for room (large-contents.ts).
+ * Up to HEAD_READS_AT_MOST_BYTES only: past it, the body is a list streamed
+ * from the database (up to a gigabyte), which one HEAD, costing its client
+ * nothing to read, must not make the gateway and the service read whole.
  */
+/** An answer made whole in memory is at most 16 MiB (the pages service's share of a workspace); a longer one is streamed. */
+export const HEAD_READS_AT_MOST_BYTES = 16 * 1024 * 1024;
+
 export function answeringHead<Rest extends unknown[]>(fetch: (request: IncomingRequest, ...rest: Rest) => Promise<Answer>) {
   const asGet = async (request: IncomingRequest, ...rest: Rest): Promise<Response> => {
     const response = toResponse(await fetch(withMethod(request, "GET"), ...rest));
@@ -18,11 +24,19 @@ export function answeringHead<Rest extends unknown[]>(fetch: (request: IncomingR
   return (request: IncomingRequest, ...rest: Rest): Promise<Answer> => (request.method === "HEAD" ? asGet(request, ...rest) : fetch(request, ...rest));
 }
 
-/** Reads a body to its end, keeping nothing; a body that fails ends it (the hop's own watch bounds a stalled one). */
+/**
+ * Reads a body to its end, keeping nothing, or cancels it past
+ * HEAD_READS_AT_MOST_BYTES; a body that fails ends it (the hop's own watch
+ * bounds a stalled one).
+ */
 async function drop(body: ReadableStream<Uint8Array>): Promise<void> {
   const reader = body.getReader();
+  let read = 0;
   try {
-    while (!(await reader.read()).done);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      read += chunk.value.byteLength;
+      if (read > HEAD_READS_AT_MOST_BYTES) return void (await reader.cancel());
+    }
   } catch {
     // Failed or cut: nothing more to read.
   }
