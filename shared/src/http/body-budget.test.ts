@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../errors/api-error";
-import { STALLED_ANSWER_GIVES_WAY_MS, createBodyBudget, type AnswerInTransit, type BodyBudget, type BodyLease } from "./body-budget";
+import { STALLED_ANSWER_GIVES_WAY_MS, createBodyBudget, type AnswerInTransit, type BodyBudget, type BodyBudgetLimits, type BodyLease } from "./body-budget";
 
 /** The refusal `take` throws, as status, code and reason (undefined when it takes the bytes). */
 function refusal(take: () => void): { status: number; code: string; reason?: unknown } | undefined {
@@ -189,6 +189,14 @@ describe("a holder that gave up an answer before it went out whole", () => {
 
 describe("the place of a holder refused for the total", () => {
   const limits = { totalBytes: 100, perKeyBytes: 60, holder: "workspace" as const, items, placeKeptMs: 1000 };
+  /** A budget of 100 that a holds 60 of and b 30. */
+  const heldByAAndB = (options: Partial<BodyBudgetLimits> = {}) => {
+    const budget = createBodyBudget({ ...limits, ...options });
+    const a = budget.lease("a");
+    a.take(60);
+    budget.lease("b").take(30);
+    return { budget, a };
+  };
 
   test("when a holder refused for the total comes back, then holders asking after it take room only beside what it asked for, and its next retry is served", () => {
     const budget = createBodyBudget(limits);
@@ -206,10 +214,7 @@ describe("the place of a holder refused for the total", () => {
   });
 
   test("when two holders are refused, then the first refused is served first, and the second after it", () => {
-    const budget = createBodyBudget(limits);
-    const a = budget.lease("a");
-    a.take(60);
-    budget.lease("b").take(30);
+    const { budget, a } = heldByAAndB();
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     expect(refusal(() => budget.lease("d").take(40))).toMatchObject({ status: 503 });
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
@@ -221,20 +226,14 @@ describe("the place of a holder refused for the total", () => {
   });
 
   test("when a refused holder has not come back, then its place holds no one back: room it never asked for again goes to whoever asks", () => {
-    const budget = createBodyBudget(limits);
-    const a = budget.lease("a");
-    a.take(60);
-    budget.lease("b").take(30);
+    const { budget, a } = heldByAAndB();
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     a.release();
     expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
   });
 
   test("when a refused holder sends its ask twice at once, then that is not coming back: its place holds no one back until it retries after a pause", async () => {
-    const budget = createBodyBudget({ ...limits, cameBackAfterMs: 40 });
-    const a = budget.lease("a");
-    a.take(60);
-    budget.lease("b").take(30);
+    const { budget, a } = heldByAAndB({ cameBackAfterMs: 40 });
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     a.release();
@@ -249,10 +248,7 @@ describe("the place of a holder refused for the total", () => {
   });
 
   test("when a refused holder does not come back in time, then its place is given up", async () => {
-    const budget = createBodyBudget({ ...limits, placeKeptMs: 50 });
-    const a = budget.lease("a");
-    a.take(60);
-    budget.lease("b").take(30);
+    const { budget, a } = heldByAAndB({ placeKeptMs: 50 });
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     a.release();
@@ -268,10 +264,7 @@ describe("the place of a holder refused for the total", () => {
   });
 
   test("when the budget keeps no places, then whoever asks first once room frees takes it", () => {
-    const budget = createBodyBudget({ ...limits, placeKeptMs: undefined });
-    const a = budget.lease("a");
-    a.take(60);
-    budget.lease("b").take(30);
+    const { budget, a } = heldByAAndB({ placeKeptMs: undefined });
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     a.release();
     expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
