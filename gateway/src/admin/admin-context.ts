@@ -61,9 +61,8 @@ export async function applyChange<T>(
   options: { credentialsOf?: string } = {},
 ): Promise<T> {
   const entries: AuditEntryRow[] = [];
-  let changed = true;
   const [result, epoch] = await transaction(deps.sql, "", async (tx) => {
-    changed = true;
+    let changed = true;
     const audit = async (change: AuditedChange) => {
       entries.push(
         await insertAuditEntry(tx, {

@@ -1,5 +1,8 @@
 import { toResponse, withMethod, type Answer, type IncomingRequest } from "@ws/shared";
 
+/** An answer made whole in memory is at most 16 MiB (the pages service's share of a workspace); a longer one is streamed. */
+export const HEAD_READS_AT_MOST_BYTES = 16 * 1024 * 1024;
+
 /**
  * HEAD wherever GET is served (RFC 9110): the request is answered as the GET it
  * stands for, through the same authentication and rate limit (so it counts as
@@ -11,9 +14,6 @@ import { toResponse, withMethod, type Answer, type IncomingRequest } from "@ws/s
  * from the database (up to a gigabyte), which one HEAD, costing its client
  * nothing to read, must not make the gateway and the service read whole.
  */
-/** An answer made whole in memory is at most 16 MiB (the pages service's share of a workspace); a longer one is streamed. */
-export const HEAD_READS_AT_MOST_BYTES = 16 * 1024 * 1024;
-
 export function answeringHead<Rest extends unknown[]>(fetch: (request: IncomingRequest, ...rest: Rest) => Promise<Answer>) {
   const asGet = async (request: IncomingRequest, ...rest: Rest): Promise<Response> => {
     const response = toResponse(await fetch(withMethod(request, "GET"), ...rest));
