@@ -1,7 +1,7 @@
-import { toResponse, withMethod, type Answer, type IncomingRequest } from "@ws/shared";
+import { SERVICE_ANSWER_IN_MEMORY_MAX_BYTES, toResponse, withMethod, type Answer, type IncomingRequest } from "@ws/shared";
 
-/** An answer made whole in memory is at most 16 MiB (the pages service's share of a workspace); a longer one is streamed. */
-export const HEAD_READS_AT_MOST_BYTES = 16 * 1024 * 1024;
+/** Past what an answer made whole carries, the answer is streamed from the database. */
+export const HEAD_READS_AT_MOST_BYTES = SERVICE_ANSWER_IN_MEMORY_MAX_BYTES;
 
 /**
  * HEAD wherever GET is served (RFC 9110): the request is answered as the GET it

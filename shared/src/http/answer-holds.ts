@@ -27,12 +27,12 @@ export function releaseWhenAnswered(request: Request, hold: AnswerHold): void {
  * gone (at once when it has none); `failed` hears of a body that failed after
  * it began, which is then cut.
  */
-export function answerReleasing(request: Request, response: Response, failed?: (error: unknown) => void): Response {
+export function answerReleasing(request: Request, response: Response, failed?: (request: Request, error: unknown) => void): Response {
   const held = holds.get(request);
   if (held === undefined) return response;
   holds.delete(request);
   return releasedWhenSent(response, {
-    failed,
+    failed: failed && ((error) => failed(request, error)),
     release: () => {
       for (const hold of held) hold.release();
     },

@@ -6,6 +6,11 @@ import type { OperationShape, SuccessStatus } from "./operation";
 const MiB = 1024 * 1024;
 /** Largest accepted request body unless the service says otherwise. */
 export const DEFAULT_MAX_BODY_BYTES = 1 * MiB;
+/**
+ * The most one answer of a service carries when made whole in memory; a longer
+ * one (a list of pages with large contents) is streamed as it is read.
+ */
+export const SERVICE_ANSWER_IN_MEMORY_MAX_BYTES = 16 * MiB;
 
 /**
  * The services behind the gateway and what holds for all their operations:

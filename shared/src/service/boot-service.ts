@@ -81,11 +81,11 @@ interface ServiceApp {
 function serviceFront(app: ServiceApp, options: FrontOptions) {
   const admit = concurrencyGate(options.concurrency, { connections: options.connections });
   // What the app's answer holds (answer-holds.ts) is given back once the answer has gone out.
+  const answerFailed = (request: Request, error: unknown) =>
+    options.logger.error("an answer failed after it began: its connection is cut", { path: requestPath(request), error: String(error) });
   const serve = async (request: Request) => {
     try {
-      return answerReleasing(request, await app.fetch(request), (error) =>
-        options.logger.error("an answer failed after it began: its connection is cut", { path: requestPath(request), error: String(error) }),
-      );
+      return answerReleasing(request, await app.fetch(request), answerFailed);
     } catch (error) {
       releaseHeld(request);
       throw error;

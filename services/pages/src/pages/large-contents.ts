@@ -1,7 +1,5 @@
-import { PUBLIC_SERVICES, STALLED_ANSWER_GIVES_WAY_MS, StreamedJson, createBodyBudget, type AnswerHold, type BodyLease, type PageList, type Sql } from "@ws/shared";
+import { PUBLIC_SERVICES, STALLED_ANSWER_GIVES_WAY_MS, StreamedJson, SERVICE_ANSWER_IN_MEMORY_MAX_BYTES, createBodyBudget, type AnswerHold, type BodyLease, type PageList, type Sql } from "@ws/shared";
 import { LISTED_CONTENT_MAX_BYTES, findPage, pageContents, withContent, type ListedPage, type PageRow } from "./repository";
-
-const MiB = 1024 * 1024;
 
 /**
  * A list answer holds its pages several times over while it is made (the text
@@ -17,9 +15,9 @@ const MiB = 1024 * 1024;
  * read is refused (503, or 429 for the workspace's share, with Retry-After)
  * instead of made, and the other workspaces' answers still have room.
  */
-export const LARGE_CONTENTS_BYTES = 32 * MiB;
-/** One workspace's share, and so also the most one answer may carry. */
-export const LARGE_CONTENTS_PER_WORKSPACE_BYTES = LARGE_CONTENTS_BYTES / 2;
+export const LARGE_CONTENTS_BYTES = 2 * SERVICE_ANSWER_IN_MEMORY_MAX_BYTES;
+/** One workspace's share, and so also the most one answer made whole may carry. */
+export const LARGE_CONTENTS_PER_WORKSPACE_BYTES = SERVICE_ANSWER_IN_MEMORY_MAX_BYTES;
 /**
  * What a workspace already holding room must leave free: the largest content
  * one page can have (its create or update body's limit). Two workspaces within
