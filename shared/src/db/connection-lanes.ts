@@ -13,27 +13,40 @@ interface Lane {
   running: number;
 }
 
+/** How many more queries than the least busy lane the lane of a turn may run: the services admit 8 requests per connection. */
+export const DEFAULT_MAX_LEAD = 8;
+
 /**
  * A pool of `size` connections in which each connection is a one-connection
- * `postgres` pool of its own (a lane), and every query, when it is sent, goes
- * to the lane with the fewest queries running, where it pipelines behind them.
+ * `postgres` pool of its own (a lane), and the queries sent in one turn of the
+ * event loop go to the lane with the fewest queries running, where they
+ * pipeline behind them.
  *
  * Why not the driver's own pool of `size`: postgres.js 3.4.9 keeps its busy
  * connections in a queue whose array only grows while more queries are running
  * than there are connections, and searches that array every time a connection
  * changes state, so under sustained load every query costs more than the last
  * (bench/README.md, section 3). A one-connection pool's queue holds at most
- * one connection and empties on every turn. Sending a query to the least busy
- * lane keeps what the driver's pool did right: an idle connection is used
- * before a query waits behind another, and a long query or a transaction holds
- * up only the lane it is on.
+ * one connection and empties on every turn. Sending each turn's queries to the
+ * least busy lane keeps what the driver's pool did right: a long query or a
+ * transaction holds up only the lane it is on.
+ *
+ * The first query sent in a turn of the event loop takes the least busy lane;
+ * the others sent in the same turn join it while it runs fewer than `maxLead`
+ * queries more than the least busy one. The driver writes what a connection
+ * was given in one turn in one write, so they cost one system call here and
+ * one wake-up of the server's backend rather than one each (spread over the
+ * lanes, every query was a write of its own: bench/README.md, "Queries of one
+ * turn in one write"). The cost is that a query may wait behind one sent in
+ * the same turn while another lane is idle: a point query's worth, or, behind
+ * a slow query, what the lead allows, as it already could once every lane
+ * had work.
  *
  * The lane is chosen when a query is sent (first awaited), not when it is
  * written: a fragment (`sql\`...\`` or `sql.unsafe` nested in another query) is
- * never sent and never counted, and queries written in one turn spread over
- * the lanes. Every query is made by the first lane's `sql` and sent by the
- * chosen lane's handler: the lanes share one set of options, so the query, its
- * parameters and its result are the same whichever lane sends it.
+ * never sent and never counted. Every query is made by the first lane's `sql`
+ * and sent by the chosen lane's handler: the lanes share one set of options, so
+ * the query, its parameters and its result are the same whichever lane sends it.
  *
  * As with any pool, a transaction's statements go through its `tx`: a query
  * sent on the pool from inside a transaction may be given the transaction's
@@ -41,7 +54,7 @@ interface Lane {
  * query is sent are not used here and not supported (a cursor would stay
  * counted on its lane).
  */
-export function connectionLanes(open: () => postgres.Sql, size: number): postgres.Sql {
+export function connectionLanes(open: () => postgres.Sql, size: number, { maxLead = DEFAULT_MAX_LEAD }: { maxLead?: number } = {}): postgres.Sql {
   const lanes: Lane[] = Array.from({ length: Math.max(1, size) }, () => {
     const sql = open();
     // A query object that is never sent, read only for its lane's handler.
@@ -61,6 +74,18 @@ export function connectionLanes(open: () => postgres.Sql, size: number): postgre
     return best;
   };
 
+  /** The lane this turn's queries go to; forgotten when the turn ends. */
+  let laneOfTurn: Lane | undefined;
+  const endTurn = () => void (laneOfTurn = undefined);
+  const laneForQuery = (): Lane => {
+    const least = leastBusy();
+    if (laneOfTurn !== undefined && laneOfTurn.running - least.running < maxLead) return laneOfTurn;
+    // The driver writes a connection's queries of this turn in an immediate scheduled after this one: the turn ends before that write.
+    if (laneOfTurn === undefined) setImmediate(endTurn);
+    laneOfTurn = least;
+    return least;
+  };
+
   /** Counts the work on its lane until it settles, whichever way. */
   const occupy = (lane: Lane, work: Promise<unknown>) => {
     lane.running++;
@@ -71,7 +96,7 @@ export function connectionLanes(open: () => postgres.Sql, size: number): postgre
   const dispatched = <Q>(made: Q): Q => {
     const query = made as unknown as PendingQuery;
     query.handler = (sent) => {
-      const lane = leastBusy();
+      const lane = laneForQuery();
       occupy(lane, sent);
       lane.send(sent);
     };
@@ -92,6 +117,8 @@ export function connectionLanes(open: () => postgres.Sql, size: number): postgre
     },
     begin(...args: unknown[]) {
       const lane = leastBusy();
+      // A transaction holds its lane until it ends: queries of the turn must not line up behind it.
+      if (lane === laneOfTurn) laneOfTurn = undefined;
       const transaction = (lane.sql.begin as (...args: unknown[]) => Promise<unknown>)(...args);
       occupy(lane, transaction);
       return transaction;
