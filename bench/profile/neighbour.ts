@@ -51,7 +51,7 @@ try {
       else failures++;
     }
     latencies.sort((x, y) => x - y);
-    return `B: ${latencies.length} reads, p50 ${ms(percentile(latencies, 50))} ms, p99 ${ms(percentile(latencies, 99))} ms, max ${ms(latencies.at(-1) ?? 0)} ms, failed ${failures}`;
+    return `B: ${latencies.length} reads, p50 ${ms(percentile(latencies, 50))} ms, p99 ${ms(percentile(latencies, 99))} ms, p99.9 ${ms(percentile(latencies, 99.9))} ms, max ${ms(latencies.at(-1) ?? 0)} ms, failed ${failures}`;
   };
 
   console.log(`quiet:        ${await readsOfB(SECONDS / 3)}`);
