@@ -1,6 +1,6 @@
 /**
  * `bun bench/profile/lanes-mix.ts`: what sending a turn's queries on one lane
- * (shared/src/db/connection-lanes.ts) does to quick queries that share the pool
+ * (the shared package's connection lanes) does to quick queries that share the pool
  * with slow ones. Ten lanes on real PostgreSQL; 40 callers run a point query
  * one after another, and SLOW (2) callers a 50 ms query, for SECONDS (4) per
  * run; each run once with a lead of 0 (every query to the least busy lane, the
@@ -8,7 +8,7 @@
  * Prints the point queries' rate, latency and this process's CPU per query.
  */
 import postgres from "postgres";
-import { connectionLanes, DEFAULT_MAX_LEAD } from "../../shared/src/db/connection-lanes";
+import { connectionLanes, DEFAULT_MAX_LEAD } from "@ws/shared";
 import { percentile } from "../load";
 
 const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
