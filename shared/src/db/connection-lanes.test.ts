@@ -40,8 +40,6 @@ const sentByTheDriver = async () => {
 /** A later turn of the event loop: the lanes forget the turn's lane in an immediate scheduled when its first query was sent. */
 const nextTurn = () => Bun.sleep(1);
 
-const countBy = <T>(values: T[]) => values.reduce((counts, value) => counts.set(value, (counts.get(value) ?? 0) + 1), new Map<T, number>());
-
 // Lanes are what a pool on a PostgreSQL server is made of; the embedded database has one connection and no lanes.
 describe.skipIf(!url)("connection lanes", () => {
   test("when queries are sent in one turn, then they share a connection until it runs the lead more than the least busy one, and each gets its own answer", async () => {

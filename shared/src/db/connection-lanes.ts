@@ -13,7 +13,12 @@ interface Lane {
   running: number;
 }
 
-/** How many more queries than the least busy lane the lane of a turn may run: the services admit 8 requests per connection. */
+/**
+ * How many more queries than the least busy lane the lane of a turn may run:
+ * the depth of pipeline a service lets one connection have at full load
+ * (REQUESTS_PER_CONNECTION in shared/src/service/boot-service.ts), so packing
+ * a turn never makes one lane's pipeline longer than that beyond the others'.
+ */
 export const DEFAULT_MAX_LEAD = 8;
 
 /**
