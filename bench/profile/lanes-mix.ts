@@ -8,7 +8,7 @@
  * Prints the point queries' rate, latency and this process's CPU per query.
  */
 import postgres from "postgres";
-import { connectionLanes, DEFAULT_MAX_LEAD } from "@ws/shared";
+import { connectionLanes, CONNECTION_PIPELINE_DEPTH } from "@ws/shared";
 import { percentile } from "../load";
 
 const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -42,4 +42,4 @@ async function run(maxLead: number, slowCallers: number) {
   );
 }
 
-for (let round = 0; round < ROUNDS; round++) for (const slowCallers of [0, SLOW]) for (const lead of [0, DEFAULT_MAX_LEAD]) await run(lead, slowCallers);
+for (let round = 0; round < ROUNDS; round++) for (const slowCallers of [0, SLOW]) for (const lead of [0, CONNECTION_PIPELINE_DEPTH]) await run(lead, slowCallers);

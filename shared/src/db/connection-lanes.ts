@@ -14,12 +14,14 @@ interface Lane {
 }
 
 /**
- * How many more queries than the least busy lane the lane of a turn may run:
- * the depth of pipeline a service lets one connection have at full load
- * (REQUESTS_PER_CONNECTION in shared/src/service/boot-service.ts), so packing
- * a turn never makes one lane's pipeline longer than that beyond the others'.
+ * How deep one connection's pipeline may go. Deep enough that queries share
+ * writes and wake-ups on both ends (bench/README.md, section 3), shallow
+ * enough that a query does not wait long behind the others on its connection.
+ * One number for every place that decides a pipeline's depth: the requests a
+ * service admits per connection, and how far a turn's queries may pack one
+ * lane beyond the others.
  */
-export const DEFAULT_MAX_LEAD = 8;
+export const CONNECTION_PIPELINE_DEPTH = 8;
 
 /**
  * A pool of `size` connections in which each connection is a one-connection
@@ -38,7 +40,9 @@ export const DEFAULT_MAX_LEAD = 8;
  *
  * The first query sent in a turn of the event loop takes the least busy lane;
  * the others sent in the same turn join it while it runs fewer than `maxLead`
- * queries more than the least busy one. The driver writes what a connection
+ * queries more than the least busy one (by default CONNECTION_PIPELINE_DEPTH,
+ * so that packing a turn never makes one lane's pipeline deeper than a
+ * connection's may go, beyond the others'). The driver writes what a connection
  * was given in one turn in one write, so they cost one system call here and
  * one wake-up of the server's backend rather than one each (spread over the
  * lanes, every query was a write of its own: bench/README.md, "Queries of one
@@ -59,7 +63,7 @@ export const DEFAULT_MAX_LEAD = 8;
  * query is sent are not used here and not supported (a cursor would stay
  * counted on its lane).
  */
-export function connectionLanes(open: () => postgres.Sql, size: number, { maxLead = DEFAULT_MAX_LEAD }: { maxLead?: number } = {}): postgres.Sql {
+export function connectionLanes(open: () => postgres.Sql, size: number, { maxLead = CONNECTION_PIPELINE_DEPTH }: { maxLead?: number } = {}): postgres.Sql {
   const lanes: Lane[] = Array.from({ length: Math.max(1, size) }, () => {
     const sql = open();
     // A query object that is never sent, read only for its lane's handler.

@@ -1,6 +1,7 @@
 import process from "node:process";
 import { databaseConfig, inflightBodyBytes, internalSigningKey, listenHost, logLevel, port, previousInternalSigningKey, shutdownGraceMs } from "../config/common";
 import { envReader } from "../config/env";
+import { CONNECTION_PIPELINE_DEPTH } from "../db/connection-lanes";
 import { openDatabase, type LoadEmbeddedExtensions } from "../db/database";
 import { migrate } from "../db/migrate";
 import { createLogger, type Logger } from "../observability/logger";
@@ -24,15 +25,6 @@ import { DEFAULT_MAX_BODY_BYTES } from "../operations/public-operation";
 import { PUBLIC_OPERATION_LIST } from "../operations/public-operations";
 
 const MiB = 1024 * 1024;
-
-/**
- * API requests a service runs at once for each database connection. More than
- * one, so that queries pipeline on a connection (fewer writes and wake-ups on
- * both ends, bench/README.md section 3); a few, so that a request that cannot
- * start soon waits here, where it is dropped unrun at its deadline, rather
- * than behind a long pipeline.
- */
-const REQUESTS_PER_CONNECTION = 8;
 
 /**
  * The bytes of bodies one workspace may hold at a service: half the budget, so
@@ -161,7 +153,9 @@ export async function bootService(service: ServiceDefinition, source: Record<str
         facing: "gateway",
         fetch: countRequests(
           serviceFront(app, {
-            concurrency: config.database.poolMax * REQUESTS_PER_CONNECTION,
+            // As many requests per connection as its pipeline may hold: one that cannot start soon waits
+            // here, where it is dropped unrun at its deadline, rather than behind a long pipeline.
+            concurrency: config.database.poolMax * CONNECTION_PIPELINE_DEPTH,
             connections: config.database.poolMax,
             principalKeys,
             bodyLimitBytes,
