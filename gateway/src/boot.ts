@@ -13,7 +13,7 @@ import { createRedisGate } from "./ratelimit/redis-gate";
 import { createMemoryLimiter } from "./ratelimit/memory-limiter";
 import { createRedisLimiter } from "./ratelimit/redis-limiter";
 import { createResilientLimiter } from "./ratelimit/resilient-limiter";
-import type { RateLimiter } from "./ratelimit/limiter";
+import { LEASE_MS, type RateLimiter } from "./ratelimit/limiter";
 import { createRouteTable } from "./routing/route-table";
 import { serviceDataOf } from "./admin/workspaces/service-data";
 import { createGatewayMetrics } from "./metrics";
@@ -104,7 +104,8 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
     epochs = requestEpochs = createMemoryEpochs();
     limiter = createMemoryLimiter(suspension, epochs);
   }
-  const propagation = createEpochPropagation(epochs, { logger });
+  // Through Redis, a replica spends a lease and trusts the epoch read with it for LEASE_MS: a change answers that much later.
+  const propagation = createEpochPropagation(epochs, { logger, trustMs: redis ? LEASE_MS : 0 });
 
   // A workspace holds at most half the budget, whatever number of keys it sends with: the other half is the other workspaces'.
   // And a key already holding room leaves the largest body free (a quarter of a small budget): two workspaces within

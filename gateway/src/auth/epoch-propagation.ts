@@ -23,8 +23,9 @@ export interface EpochPropagation {
  * the epoch in Redis: until it lands, a replica that cached a key keeps
  * trusting it. So a failed publish is retried until it lands, never dropped.
  */
-export function createEpochPropagation(epochs: CredentialEpochs, options: { logger: Logger; waitMs?: number }): EpochPropagation {
+export function createEpochPropagation(epochs: CredentialEpochs, options: { logger: Logger; waitMs?: number; trustMs?: number }): EpochPropagation {
   const waitMs = options.waitMs ?? PROPAGATION_WAIT_MS;
+  const trustMs = options.trustMs ?? 0;
   const pending = new Map<string, string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
@@ -60,7 +61,12 @@ export function createEpochPropagation(epochs: CredentialEpochs, options: { logg
     async publish(workspaceId, epoch) {
       const giveUpAt = performance.now() + waitMs;
       for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
-        if (await landed(workspaceId, epoch)) return true;
+        if (await landed(workspaceId, epoch)) {
+          // A replica may act on an epoch for trustMs after it sent the read: once that has passed since the new epoch
+          // landed, every read a replica still acts on was made after it, so the change holds for every request from here on.
+          if (trustMs > 0) await new Promise((resolve) => setTimeout(resolve, trustMs));
+          return true;
+        }
         if (performance.now() + delay > giveUpAt) break;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }

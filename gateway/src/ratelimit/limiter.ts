@@ -47,6 +47,30 @@ export function windowEnd(nowSeconds: number): number {
   return (windowOf(nowSeconds) + 1) * WINDOW_SECONDS;
 }
 
+/**
+ * How long a replica may act on what one Redis call told it, counted from the
+ * moment it sent the call: a lease of a key's quota is spent, and the
+ * credential epoch read with it trusted, for at most this long. A management
+ * change answers only this long after Redis holds its new epoch, so whatever a
+ * replica still trusts when the answer is out was read after the change.
+ */
+export const LEASE_MS = 50;
+
+/** After its end, a lease its holder has not given back counts as spent: the holder died or lost Redis. */
+export const LEASE_GRACE_MS = 250;
+
+/** The most a replica asks for in one lease. */
+export const MAX_LEASE = 1024;
+
+/**
+ * Leases keep a key's count at or below this: past it, every request is
+ * counted one by one, so at least a tenth of the limit is left for exact
+ * counting and an exact `X-RateLimit-Remaining`.
+ */
+export function leaseCeiling(limit: number): number {
+  return Math.floor((limit * 9) / 10);
+}
+
 /** Beyond this many ids the in-memory counters start over rather than grow without bound. */
 export const MAX_TRACKED_IDS = 100_000;
 

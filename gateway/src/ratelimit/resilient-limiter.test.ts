@@ -20,8 +20,7 @@ function switchableRedis(clock: () => number) {
   let up = true;
   let delayMs = 0;
   const counts = new Map<string, number>();
-  const primary: RedisLimiter = {
-    async hit(key: LimitedKey, elsewhere?: CountedElsewhere) {
+  const attempt = async (key: LimitedKey, elsewhere?: CountedElsewhere) => {
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
       if (!up) throw new Error("Stream isn't writeable");
       const now = clock() / 1000;
@@ -29,9 +28,8 @@ function switchableRedis(clock: () => number) {
       const count = (counts.get(key.id) ?? 0) + add;
       counts.set(key.id, count);
       return decide(count, key.limit, now, 0, "5");
-    },
-    async close() {},
   };
+  const primary: RedisLimiter = { attempt, hit: attempt, leased: () => undefined, async close() {} };
   return { primary, counts, setUp: (value: boolean) => (up = value), setDelay: (ms: number) => (delayMs = ms) };
 }
 

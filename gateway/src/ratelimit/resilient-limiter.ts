@@ -3,7 +3,7 @@ import { MAX_TRACKED_IDS, WINDOW_SECONDS, type LimitedKey, type RateLimitDecisio
 import type { LimiterStats } from "./limiter-stats";
 import type { MemoryLimiter } from "./memory-limiter";
 import type { RedisGate } from "./redis-gate";
-import type { CountedElsewhere, RedisLimiter } from "./redis-limiter";
+import { isLeaseWait, untilDecided, type CountedElsewhere, type LeaseWait, type RedisLimiter } from "./redis-limiter";
 
 export type FailureMode = "open" | "closed";
 
@@ -48,22 +48,27 @@ export function createResilientLimiter(options: {
     return decision;
   };
 
-  const throughRedis = async (key: LimitedKey): Promise<RateLimitDecision> => {
+  const throughRedis = async (key: LimitedKey, force: boolean): Promise<RateLimitDecision | LeaseWait> => {
     const carried = unshared.get(key.id);
     unshared.delete(key.id);
-    let decision: RateLimitDecision;
+    let decision: RateLimitDecision | LeaseWait;
     try {
-      decision = await primary.hit(key, carried);
+      decision = await primary.attempt(key, carried, force);
     } catch (error) {
       if (carried) share(key.id, carried);
       throw error;
+    }
+    if (isLeaseWait(decision)) {
+      if (carried) share(key.id, carried);
+      return decision;
     }
     fallback.continueFrom(key.id, windowOfDecision(decision), decision.count);
     return decision;
   };
 
   return {
-    hit: (key) => gate.run(() => throughRedis(key), () => withoutRedis(key)),
+    // Each round trip goes through the gate on its own: a wait for other replicas' leases is not Redis being slow.
+    hit: async (key) => primary.leased(key) ?? untilDecided((force) => gate.run(() => throughRedis(key, force), () => withoutRedis(key))),
     stats,
     async close() {
       await primary.close();

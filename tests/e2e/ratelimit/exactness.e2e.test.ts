@@ -28,7 +28,7 @@ describe.skipIf(!withDatastores)("exact counting across three gateway replicas s
     await system?.stop();
   });
 
-  test("when 1,000 concurrent requests of a key limited to 500 are spread over three replicas, then exactly 500 succeed, 500 get 429, and the 200s' Remaining values are 0..499 each once", async () => {
+  test("when 1,000 concurrent requests of a key limited to 500 are spread over three replicas, then exactly 500 succeed, 500 get 429, and the 200s' Remaining values in the last tenth are 0..49 each once", async () => {
     let run = await (async () => {
       await freshWindow(20);
       return burst(await tenant.key({ rate_limit_per_minute: LIMIT }));
@@ -47,8 +47,10 @@ describe.skipIf(!withDatastores)("exact counting across three gateway replicas s
     expect(ok.length).toBe(LIMIT);
     expect(limited.length).toBe(REQUESTS - LIMIT);
     expect(limited.every((r) => r.body.error.code === "rate_limit_exceeded" && rateLimitHeadersOf(r).remaining === 0 && rateLimitHeadersOf(r).retryAfter! >= 1)).toBe(true);
+    // Exact in the last tenth of the limit; above it a replica may answer from a lease, lower than the truth, never above it.
     const remaining = ok.map((r) => rateLimitHeadersOf(r).remaining!).sort((a, b) => a - b);
-    expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+    expect(remaining.filter((value) => value < LIMIT / 10)).toEqual(Array.from({ length: LIMIT / 10 }, (_, i) => i));
+    remaining.forEach((value, i) => expect(value).toBeLessThanOrEqual(i));
     expect(responses.every((r) => rateLimitHeadersOf(r).limit === LIMIT)).toBe(true);
   }, 120_000);
 });

@@ -1,0 +1,185 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Redis } from "ioredis";
+import { LEASE_GRACE_MS, LEASE_MS, leaseCeiling, type LimitedKey, type RateLimitDecision } from "./limiter";
+import { createMemoryLimiter } from "./memory-limiter";
+import { createRedisGate } from "./redis-gate";
+import { redisKeys } from "./redis-keys";
+import { createRedisLimiter, leaseDeadline, untilDecided, type RedisLimiter } from "./redis-limiter";
+import { createResilientLimiter } from "./resilient-limiter";
+
+const url = process.env.REDIS_URL;
+const clients: Redis[] = [];
+const client = () => {
+  const redis = new Redis(url!, { maxRetriesPerRequest: 0 });
+  clients.push(redis);
+  return redis;
+};
+afterAll(() => clients.forEach((redis) => redis.disconnect()));
+const policy = { suspendAfterMultiple: 2, suspendSeconds: 60 };
+const unique = () => `${process.pid}_${Date.now()}_${Math.random().toString(36).slice(2)}`;
+
+/** Waits out the last 8 s of a clock minute, so a test's requests share one window. */
+async function awayFromMinuteEnd() {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 52_000) await Bun.sleep(60_000 - intoMinute + 100);
+}
+
+/** The key's counter hash: its count and the leases recorded in it. */
+async function counter(redis: Redis, key: LimitedKey) {
+  const fields = await redis.hgetall(redisKeys.counter(key.workspaceId, key.id));
+  return { count: Number(fields.c ?? 0), leases: Object.keys(fields).filter((name) => name.startsWith("L")).length, outstanding: Number(fields.n ?? 0) };
+}
+
+/** A hit as `RedisLimiter.hit` makes it, telling whether the lease decided it. */
+async function hit(limiter: RedisLimiter, key: LimitedKey): Promise<{ decision: RateLimitDecision; leased: boolean }> {
+  const leased = limiter.leased(key);
+  if (leased) return { decision: leased, leased: true };
+  return { decision: await untilDecided((force) => limiter.attempt(key, undefined, force)), leased: false };
+}
+
+describe("lease deadline", () => {
+  test("when a lease is taken mid-window, then it is spent for LEASE_MS from the send", () => {
+    expect(leaseDeadline(1_000, 1_763_700_000_000 + 20_000)).toBe(1_000 + LEASE_MS);
+  });
+
+  test("when a lease is taken just before the window ends, then it is spent no later than the window's end", () => {
+    const windowEndMs = 1_763_700_000_000 - (1_763_700_000_000 % 60_000) + 60_000;
+    expect(leaseDeadline(1_000, windowEndMs - 10)).toBe(1_010);
+  });
+});
+
+describe.skipIf(!url)("leases of a key's quota", () => {
+  test("when a key brings several requests in one turn, then it takes a lease and its next requests are decided without a round trip, never above the truth", async () => {
+    const redis = client();
+    const limiter = createRedisLimiter(redis, policy);
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 1000 };
+    await awayFromMinuteEnd();
+    const burst = await Promise.all(Array.from({ length: 4 }, () => limiter.hit(key)));
+    expect(burst.map((d) => d.count)).toEqual([1, 2, 3, 4]);
+    const granted = (await counter(redis, key)).count - 4;
+    expect(granted).toBe(16);
+    const next = [];
+    for (let i = 0; i < 10; i++) next.push(await hit(limiter, key));
+    expect(next.every((h) => h.leased)).toBe(true);
+    expect((await counter(redis, key)).count).toBe(20);
+    next.forEach(({ decision }, i) => {
+      expect(decision.outcome).toBe("allowed");
+      expect(decision.remaining).toBeLessThanOrEqual(key.limit - (4 + i + 1));
+      // At least the tenth kept for exact counting, plus what this lease has left.
+      expect(decision.remaining).toBe(key.limit - leaseCeiling(key.limit) + (granted - i - 1));
+    });
+    expect(next[0]!.decision.authEpoch).toBe(burst[0]!.authEpoch);
+  });
+
+  test("when a lease ends unspent, then its holder gives back what it did not use", async () => {
+    const redis = client();
+    const limiter = createRedisLimiter(redis, policy);
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 1000 };
+    await awayFromMinuteEnd();
+    await Promise.all(Array.from({ length: 4 }, () => limiter.hit(key)));
+    for (let i = 0; i < 3; i++) await limiter.hit(key);
+    expect(await counter(redis, key)).toEqual({ count: 20, leases: 1, outstanding: 1 });
+    await Bun.sleep(LEASE_MS + 50);
+    expect(await counter(redis, key)).toEqual({ count: 7, leases: 0, outstanding: 0 });
+  });
+
+  test("when three replicas share a key limited to 500 and 1000 requests come at once, then exactly 500 are admitted, Remaining is never above the truth and exact in the last tenth", async () => {
+    const limit = 500;
+    const redis = client();
+    const replicas = [0, 1, 2].map(() => createRedisLimiter(client(), policy));
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit };
+    await awayFromMinuteEnd();
+    let sent = 0;
+    let admitted = 0;
+    let leased = 0;
+    const remainingOfAdmitted: number[] = [];
+    const aboveTruth: string[] = [];
+    const worker = async (limiter: RedisLimiter) => {
+      while (sent < 1000) {
+        sent++;
+        // Every request admitted before this one was sent was counted before it.
+        const admittedBefore = admitted;
+        const result = await hit(limiter, key);
+        if (result.leased) leased++;
+        if (result.decision.outcome !== "allowed") continue;
+        admitted++;
+        remainingOfAdmitted.push(result.decision.remaining);
+        if (result.decision.remaining > limit - (admittedBefore + 1)) aboveTruth.push(`${result.decision.remaining} with ${admittedBefore} admitted before it was sent`);
+      }
+    };
+    await Promise.all(replicas.flatMap((limiter) => Array.from({ length: 10 }, () => worker(limiter))));
+    console.log(`3 replicas, limit ${limit}: ${admitted} admitted of ${sent}, ${leased} decided from leases`);
+    expect(admitted).toBe(limit);
+    expect(leased).toBeGreaterThan(0);
+    expect(aboveTruth).toEqual([]);
+    const lastTenth = remainingOfAdmitted.filter((remaining) => remaining < limit / 10).sort((a, b) => a - b);
+    expect(lastTenth).toEqual(Array.from({ length: limit / 10 }, (_, i) => i));
+    await Bun.sleep(LEASE_MS + 50);
+    expect(await counter(redis, key)).toEqual({ count: 1000, leases: 0, outstanding: 0 });
+  });
+
+  test("when a replica dies holding a lease, then another near the limit waits for the lease's end and grace, and the unspent units stay spent", async () => {
+    const dying = client();
+    const holder = createRedisLimiter(dying, policy);
+    const redis = client();
+    const other = createRedisLimiter(redis, policy);
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 100 };
+    await awayFromMinuteEnd();
+    await Promise.all(Array.from({ length: 4 }, () => holder.hit(key)));
+    // Gone before it can give the lease back.
+    dying.disconnect();
+    expect(await counter(redis, key)).toEqual({ count: 20, leases: 1, outstanding: 1 });
+    const decisions = [];
+    let longestMs = 0;
+    for (let i = 0; i < 100; i++) {
+      const startedAt = performance.now();
+      decisions.push(await other.hit(key));
+      longestMs = Math.max(longestMs, performance.now() - startedAt);
+    }
+    const admitted = decisions.filter((d) => d.outcome === "allowed");
+    expect(admitted.length).toBe(80);
+    expect(admitted.map((d) => d.remaining).slice(-10)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    expect(longestMs).toBeGreaterThanOrEqual(LEASE_GRACE_MS - 50);
+    expect(longestMs).toBeLessThan(2 * (LEASE_MS + LEASE_GRACE_MS) + 200);
+    expect(await counter(redis, key)).toEqual({ count: 120, leases: 0, outstanding: 0 });
+  });
+
+  test("when the window ends with a lease outstanding, then the new window starts from its own requests and the old lease gives nothing back into it", async () => {
+    const redis = client();
+    const holder = createRedisLimiter(redis, policy);
+    const other = createRedisLimiter(client(), policy);
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 1000 };
+    await awayFromMinuteEnd();
+    await Promise.all(Array.from({ length: 4 }, () => holder.hit(key)));
+    expect((await counter(redis, key)).leases).toBe(1);
+    // As if the window had rolled over: the counter holds an earlier window.
+    await redis.hset(redisKeys.counter(key.workspaceId, key.id), "w", 0);
+    const first = await other.hit(key);
+    expect(first.count).toBe(1);
+    await Bun.sleep(LEASE_MS + 50);
+    expect(await counter(redis, key)).toEqual({ count: 1, leases: 0, outstanding: 0 });
+  });
+
+  test("when Redis fails mid-lease, then the lease is spent until its deadline, and then the replica's memory decides and trusts no cached key", async () => {
+    const failing = client();
+    const gate = createRedisGate({ timeoutMs: 250 });
+    const limiter = createResilientLimiter({
+      primary: createRedisLimiter(failing, policy),
+      fallback: createMemoryLimiter(policy, null),
+      mode: "open",
+      gate,
+    });
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 1000 };
+    await awayFromMinuteEnd();
+    await Promise.all(Array.from({ length: 4 }, () => limiter.hit(key)));
+    failing.disconnect();
+    const fromLease = await limiter.hit(key);
+    expect(fromLease.authEpoch).not.toBeNull();
+    expect(gate.down).toBe(false);
+    await Bun.sleep(LEASE_MS + 10);
+    const fromMemory = await limiter.hit(key);
+    expect(gate.down).toBe(true);
+    expect(fromMemory.outcome).toBe("allowed");
+    expect(fromMemory.authEpoch).toBeNull();
+  });
+});
