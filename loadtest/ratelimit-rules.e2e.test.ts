@@ -2,11 +2,14 @@
  * The rule module judging real responses from the real gateway, so that a
  * wrong rule (one the system rightly breaks) fails here, not in a user's k6 run.
  * The same requests ratelimit.js makes: sequential, then concurrent, per key.
+ * With Redis the concurrent requests are where the gateway decides from leases
+ * of the quota and reports less than truly remains, above the last tenth of
+ * the limit: the judge must accept that, yet still bite on real data.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { startSystem, type TestSystem } from "../tests/harness/system";
 import { seedTenant } from "../tests/harness/tenant";
-import { judgeRateLimitRun, msUntilNextWindow, type JudgeOptions, type Observation } from "./lib/ratelimit-rules.js";
+import { getHeader, judgeRateLimitRun, msUntilNextWindow, type JudgeOptions, type Observation } from "./lib/ratelimit-rules.js";
 
 const PATH = "/v1/new-page?per_page=1";
 const TIMEOUT = 120_000;
@@ -63,16 +66,27 @@ async function limitedKey(target: TestSystem, limit: number): Promise<string> {
 
 const admittedAndRejected = (verdict: ReturnType<typeof judgeRateLimitRun>) => verdict.windows.map((w) => [w.admitted, w.rejected]);
 
+const remainingOf = (observation: Observation) => Number(getHeader(observation.headers, "X-RateLimit-Remaining"));
+
+function withRemaining(observation: Observation, remaining: number): Observation {
+  return { ...observation, headers: { ...observation.headers, "x-ratelimit-remaining": String(remaining) } };
+}
+
+const rulesBroken = (observations: Observation[], options: JudgeOptions) => judgeRateLimitRun(observations, options).violations.map((v) => v.rule);
+
 describe("the rate-limit rules against the running gateway", () => {
   test(
-    "when a key limited to 5 is used past its limit one request at a time, then every rule holds and the window is exact",
+    "when a key limited to 5 is used past its limit one request at a time, then every rule holds, the window is exact and Remaining counts down one a request",
     async () => {
       const { baseUrl } = await system();
       const key = await limitedKey(await system(), 5);
       await freshWindow();
-      const verdict = judgeRateLimitRun(await sequential([baseUrl], key, 8), rules(5));
+      const observations = await sequential([baseUrl], key, 8);
+      const verdict = judgeRateLimitRun(observations, rules(5));
       expect(verdict.violations).toEqual([]);
       expect(admittedAndRejected(verdict)).toEqual([[5, 3]]);
+      // Leases need several requests of a key in one turn; ratelimit.js's "infer" relies on a lone first request reporting limit − 1.
+      expect(observations.map(remainingOf)).toEqual([4, 3, 2, 1, 0, 0, 0, 0]);
     },
     TIMEOUT,
   );
@@ -96,7 +110,7 @@ describe("the rate-limit rules against the running gateway", () => {
   );
 
   test(
-    "when a key limited to 50 that has not been used yet gets 80 requests at once, then exactly 50 are admitted, each counted once",
+    "when a key limited to 50 that has not been used yet gets 80 requests at once, then exactly 50 are admitted and the last tenth of the limit is reported exactly",
     async () => {
       const { baseUrl } = await system();
       const key = await limitedKey(await system(), 50);
@@ -141,10 +155,31 @@ describe("the rate-limit rules against the running gateway", () => {
         return { ...o, headers };
       });
       const oneTooMany = real.map((o, i) => (i === firstRefused ? { ...o, status: 200 } : o));
-      const rulesBroken = (observations: Observation[], options: JudgeOptions) => judgeRateLimitRun(observations, options).violations.map((v) => v.rule);
       expect(rulesBroken(withoutRetryAfter, rules(3))).toContain("missing_retry_after");
       expect(rulesBroken(oneTooMany, rules(3))).toContain("over_admission");
       expect(rulesBroken(real, rules(4))).toContain("limit_mismatch");
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "when a real burst window is judged with a value raised above the truth or a last-tenth value repeated, then the judge rejects it",
+    async () => {
+      const { baseUrl } = await system();
+      const key = await limitedKey(await system(), 50);
+      await freshWindow();
+      const real = await concurrent([baseUrl], key, 60, 0);
+      expect(judgeRateLimitRun(real, rules(50)).violations).toEqual([]);
+
+      const admitted = real.map((o, i) => ({ o, i })).filter(({ o }) => o.status !== 429);
+      const byRemaining = admitted.slice().sort((a, b) => remainingOf(b.o) - remainingOf(a.o));
+      const secondHighest = byRemaining[1]!.i;
+      const last = byRemaining[byRemaining.length - 1]!.i;
+      const twoAtTheTop = real.map((o, i) => (i === secondHighest ? withRemaining(o, 49) : o));
+      const oneTwice = real.map((o, i) => (i === last ? withRemaining(o, 1) : o));
+      expect(rulesBroken(twoAtTheTop, rules(50))).toContain("remaining_above_truth");
+      expect(rulesBroken(oneTwice, rules(50))).toContain("remaining_not_exact");
+      expect(rulesBroken(oneTwice, { ...rules(50), fresh: false })).toContain("remaining_duplicate");
     },
     TIMEOUT,
   );

@@ -4,7 +4,9 @@
  * clock-minute window and sends the key's limit plus some more: a few
  * requests one after another, a concurrent burst spread over every replica in
  * BASE_URLS, then a few more one after another. Every response is judged by
- * lib/ratelimit-rules.js; any broken rule fails a threshold, so k6 exits
+ * lib/ratelimit-rules.js (the burst is where a gateway may decide from leases
+ * of the quota and report less than remains, which the rules allow above the
+ * last tenth of the limit); any broken rule fails a threshold, so k6 exits
  * non-zero. With several BASE_URLS the run also shows that the replicas share
  * one count: what they admitted together in a window is exactly the limit,
  * and every replica admitted its part.
@@ -219,6 +221,8 @@ export default function (data) {
     return res;
   };
 
+  // Alone, so the gateway counts it exactly rather than from a lease: with API_KEY
+  // its limit − 1 left is what marks the window as this run's own.
   const first = sendOne(0);
   const announced = readRateLimitHeaders(first.headers).limit;
   const limit = data.provisioned || announced === null ? LIMIT : announced;

@@ -4,6 +4,15 @@
  * bodies. No k6 imports, so the same judge runs inside k6 and in bun tests
  * against real responses.
  *
+ * X-RateLimit-Remaining is not a plain countdown. Far from the limit a gateway
+ * replica may decide a key's requests from a lease of its quota and then reports
+ * less than truly remains: (limit − ⌊0.9 × limit⌋) + what its lease has left,
+ * possibly the same value twice, possibly less than a later request counted
+ * exactly. What holds is: the value is never above the truth, and in the last
+ * tenth of the limit (values below limit/10) every request is counted one by
+ * one, so the values there are exact, each given once, and decreasing. The
+ * rules below judge exactly that, and nothing stricter.
+ *
  * Deliberately ES2017 syntax: k6 from v0.48 must parse it unchanged.
  */
 
@@ -27,9 +36,10 @@ export const RULES = {
   limit_mismatch: "X-RateLimit-Limit is not the limit the key was given",
   over_admission: "more requests were admitted in one window than the limit",
   under_admission: "fewer requests were admitted in a window than the limit, although more were sent",
-  remaining_not_exact: "the admitted requests of a window did not count down limit-1, limit-2, … one each",
-  remaining_duplicate: "two admitted requests of one window report the same X-RateLimit-Remaining",
-  remaining_not_decreasing: "a later admitted request reports as many or more requests left than an earlier one",
+  remaining_not_exact: "in the last tenth of the limit (X-RateLimit-Remaining below limit/10) the admitted requests of a window did not report each of the exact values limit-i once",
+  remaining_above_truth: "an admitted request reports more requests left than truly remain once it is counted",
+  remaining_duplicate: "two admitted requests of one window report the same X-RateLimit-Remaining below limit/10",
+  remaining_not_decreasing: "in the last tenth of the limit, a later admitted request reports as many or more requests left than an earlier one",
   admitted_after_429: "a request was admitted after an earlier request of the same window got 429",
 };
 
@@ -65,7 +75,8 @@ export const RULES = {
  * @property {number} [expectedLimit] the limit the key was provisioned with
  * @property {boolean | "infer"} [fresh] true: nothing but this run used the key in any
  *   window it saw, so counts must be exact (default). "infer": exact only for windows in
- *   which an admitted request reports limit-1 left (a shared or pre-existing key).
+ *   which an admitted request reports limit-1 left (a shared or pre-existing key); since
+ *   Remaining never overstates, only the request counted first in a window can report it.
  *   false: only the bounds that hold whatever else used the key.
  * @property {number} [clockSkewMs] tolerated difference between client and server clocks (default 2000)
  * @property {number[] | "any"} [admittedStatuses] statuses an admitted request may get (default: any 2xx;
@@ -418,26 +429,23 @@ function judgeWindow(reset, group, opts, fresh, unknown, violations) {
       }
     }
     if (exact && unknown === 0 && remainings.length === admitted.length && admitted.length <= limit) {
-      const sorted = remainings.slice().sort((a, b) => b - a);
-      for (let i = 0; i < sorted.length; i += 1) {
-        if (sorted[i] !== limit - 1 - i) {
-          violations.push(violation("remaining_not_exact", where + "admitted request " + (i + 1) + " should leave " + (limit - 1 - i) + ", the admitted requests left " + describeList(sorted)));
-          break;
-        }
-      }
+      judgeLastTenth(where, limit, admitted.length, remainings, violations);
     } else {
       const seen = new Set();
       for (const r of remainings) {
+        if (!inLastTenth(r, limit)) continue;
         if (seen.has(r)) {
-          violations.push(violation("remaining_duplicate", where + "two admitted requests both left " + r));
+          violations.push(violation("remaining_duplicate", where + "two admitted requests both left " + r + ", below a tenth of the limit " + limit + " where every request is counted on its own"));
           break;
         }
         seen.add(r);
       }
     }
+    // Holds whatever else used the key or went unanswered: other requests only lower the truth.
+    judgeAboveTruth(where, limit, remainings, violations);
   }
 
-  judgeOrder(where, group, violations);
+  judgeOrder(where, group, limit, violations);
 
   return {
     reset,
@@ -470,13 +478,104 @@ function replicaShares(group) {
 }
 
 /**
- * Requests of a window that ran one after another must count down, and once
- * one is refused no later one may be admitted.
+ * Whether a Remaining value lies in the last tenth of the limit, where every
+ * request is counted one by one. Times ten rather than limit / 10, so a limit
+ * that is not a multiple of ten needs no rounding.
+ * @param {number} remaining
+ * @param {number} limit
+ */
+function inLastTenth(remaining, limit) {
+  return remaining * 10 < limit;
+}
+
+/**
+ * In a window where every request is known, admitted request i (in count
+ * order) leaves limit − i. Above the last tenth a leased request may report
+ * less than that, so only the values below limit/10 can be held to the exact
+ * figures, each once.
  * @param {string} where
- * @param {Counted[]} group
+ * @param {number} limit
+ * @param {number} admitted
+ * @param {number[]} remainings
  * @param {Violation[]} violations
  */
-function judgeOrder(where, group, violations) {
+function judgeLastTenth(where, limit, admitted, remainings, violations) {
+  /** @type {number[]} */
+  const expected = [];
+  for (let i = 1; i <= admitted; i += 1) {
+    if (inLastTenth(limit - i, limit)) expected.push(limit - i);
+  }
+  const reported = remainings.filter((r) => inLastTenth(r, limit)).sort((a, b) => b - a);
+  const missing = without(expected, reported);
+  const extra = without(reported, expected);
+  if (missing.length === 0 && extra.length === 0) return;
+  let should = "each of " + expected[0] + " down to " + expected[expected.length - 1] + " once";
+  if (expected.length === 0) should = "no value below " + limit / 10;
+  else if (expected.length === 1) should = expected[0] + " once";
+  /** @type {string[]} */
+  const wrong = [];
+  if (missing.length > 0) wrong.push("never " + describeList(missing));
+  if (extra.length > 0) wrong.push("also " + describeList(extra));
+  violations.push(violation("remaining_not_exact", where + admitted + " admitted requests of a limit of " + limit + " should report " + should + " in the last tenth of the limit; they reported " + wrong.join(", ")));
+}
+
+/**
+ * Order-free, so it holds for concurrent requests too: of the i requests that
+ * report the i highest values, one was counted i-th or later and truly leaves
+ * at most limit − i, and its value is at least the i-th highest. So the i-th
+ * highest cannot exceed limit − i.
+ * @param {string} where
+ * @param {number} limit
+ * @param {number[]} remainings
+ * @param {Violation[]} violations
+ */
+function judgeAboveTruth(where, limit, remainings, violations) {
+  const sorted = remainings.slice().sort((a, b) => b - a);
+  const judged = Math.min(sorted.length, limit);
+  for (let i = 0; i < judged; i += 1) {
+    const value = /** @type {number} */ (sorted[i]);
+    // A value of the whole limit or more is remaining_out_of_range's to report.
+    if (value > limit - 1 - i && value < limit) {
+      const n = i + 1;
+      violations.push(violation("remaining_above_truth", where + n + " admitted " + (n === 1 ? "request reports " : "requests report ") + value + " or more left, but once " + n + " " + (n === 1 ? "is" : "are") + " counted at most " + (limit - n) + " remain"));
+      return;
+    }
+  }
+}
+
+/**
+ * The values of `values` that `other` does not account for, one for one.
+ * @param {number[]} values
+ * @param {number[]} other
+ * @returns {number[]}
+ */
+function without(values, other) {
+  /** @type {Map<number, number>} */
+  const left = new Map();
+  for (const v of other) left.set(v, (left.get(v) || 0) + 1);
+  /** @type {number[]} */
+  const rest = [];
+  for (const v of values) {
+    const count = left.get(v) || 0;
+    if (count > 0) left.set(v, count - 1);
+    else rest.push(v);
+  }
+  return rest;
+}
+
+/**
+ * What the order of requests proves: a request sent after k admitted ones had
+ * their answers is counted after them, so it leaves at most limit − k − 1; in
+ * the last tenth, where every request is counted on its own, a later one
+ * leaves fewer; and once one is refused no later one may be admitted. Above
+ * the last tenth a later request may report more than an earlier one: the
+ * earlier one may have been decided from a lease.
+ * @param {string} where
+ * @param {Counted[]} group
+ * @param {number | undefined} limit
+ * @param {Violation[]} violations
+ */
+function judgeOrder(where, group, limit, violations) {
   /** @type {Map<number, Counted[]>} */
   const byOrder = new Map();
   for (const c of group) {
@@ -487,31 +586,45 @@ function judgeOrder(where, group, violations) {
     byOrder.set(order, same);
   }
   const orders = Array.from(byOrder.keys()).sort((a, b) => a - b);
-  let leastRemainingBefore = Infinity;
+  let admittedBefore = 0;
+  let leastTailBefore = Infinity;
   let refusedBefore = false;
+  let reportedAboveTruth = false;
   let reportedDecrease = false;
   let reportedAdmission = false;
   for (const order of orders) {
-    let leastHere = Infinity;
+    let admittedHere = 0;
+    let leastTailHere = Infinity;
     let refusedHere = false;
     for (const c of byOrder.get(order) || []) {
       if (!c.admitted) {
         refusedHere = true;
         continue;
       }
+      admittedHere += 1;
       if (refusedBefore && !reportedAdmission) {
         violations.push(violation("admitted_after_429", where + "a request sent after a 429 was admitted"));
         reportedAdmission = true;
       }
       const remaining = c.headers.remaining;
-      if (remaining === null) continue;
-      if (remaining >= leastRemainingBefore && !reportedDecrease) {
-        violations.push(violation("remaining_not_decreasing", where + "a request left " + remaining + " after an earlier one had left " + leastRemainingBefore));
+      if (remaining === null || limit === undefined) continue;
+      // Past the limit over_admission already speaks, and a value of the whole limit
+      // or more is remaining_out_of_range's: this would only repeat them.
+      const most = limit - admittedBefore - 1;
+      if (most >= 0 && remaining > most && remaining < limit && !reportedAboveTruth) {
+        const answered = admittedBefore === 1 ? "1 admitted request had" : admittedBefore + " admitted requests had";
+        violations.push(violation("remaining_above_truth", where + "a request sent after " + answered + " been answered reports " + remaining + " left, at most " + most + " remain"));
+        reportedAboveTruth = true;
+      }
+      if (!inLastTenth(remaining, limit)) continue;
+      if (remaining >= leastTailBefore && !reportedDecrease) {
+        violations.push(violation("remaining_not_decreasing", where + "a request left " + remaining + " after an earlier one had left " + leastTailBefore + ", below a tenth of the limit " + limit));
         reportedDecrease = true;
       }
-      if (remaining < leastHere) leastHere = remaining;
+      if (remaining < leastTailHere) leastTailHere = remaining;
     }
-    if (leastHere < leastRemainingBefore) leastRemainingBefore = leastHere;
+    admittedBefore += admittedHere;
+    if (leastTailHere < leastTailBefore) leastTailBefore = leastTailHere;
     if (refusedHere) refusedBefore = true;
   }
 }

@@ -95,6 +95,59 @@ function shuffled<T>(items: T[]): T[] {
   return copy;
 }
 
+function withRemaining(observation: Observation, remaining: number): Observation {
+  return withHeader(observation, "X-RateLimit-Remaining", String(remaining));
+}
+
+function remainingOf(observation: Observation): number {
+  return Number(observation.headers["X-RateLimit-Remaining"]);
+}
+
+const LEASED_LIMIT = 500;
+/** What a lease-decided request reports beside the units its lease has left: limit − ⌊0.9 × limit⌋. */
+const LEASE_FLOOR = LEASED_LIMIT - Math.floor(0.9 * LEASED_LIMIT);
+const LEASE_UNITS = 16;
+
+/**
+ * A fresh window of a key limited to 500 as a gateway with leases answers it:
+ * a lone request counted exactly (499 left), a concurrent burst of 16 decided
+ * from a lease of 16 units (50 + 15 down to 50 + 0, far below the 498 … 483
+ * that truly remain), then requests one after another, counted exactly from
+ * 482 down to 0, and 20 refused. `leases` splits the burst into that many
+ * leases of equal size, one per replica, reporting the same values.
+ */
+function leasedWindow(leases = 1): Observation[] {
+  const exact = correctWindow({ limit: LEASED_LIMIT, sent: LEASED_LIMIT + 20 });
+  const perLease = LEASE_UNITS / leases;
+  const burst = concurrent(
+    exact.slice(1, 1 + LEASE_UNITS).map((o, i) => withRemaining(o, LEASE_FLOOR + perLease - 1 - (i % perLease))),
+    1,
+  );
+  const after = exact.slice(1 + LEASE_UNITS).map((o, i) => ({ ...o, order: 2 + i }));
+  return [exact[0]!, ...burst, ...after];
+}
+
+/** The index in leasedWindow() of the request counted exactly to leave `remaining` (below 483). */
+function countedToLeave(remaining: number): number {
+  return LEASED_LIMIT - 1 - remaining;
+}
+
+/** leasedWindow() with every request from the one leaving `from` on answered concurrently, after the earlier ones. */
+function leasedWithConcurrentTail(from: number): Observation[] {
+  const window = leasedWindow();
+  const start = countedToLeave(from);
+  const head = window.slice(0, start);
+  const lastOrder = head[head.length - 1]!.order!;
+  return [...head, ...concurrent(window.slice(start), lastOrder + 1)];
+}
+
+/** leasedWithConcurrentTail(60) up to the request leaving 20: 480 admitted, the last tenth only partly used. */
+function stoppedShort(): Observation[] {
+  return leasedWithConcurrentTail(60).slice(0, countedToLeave(20) + 1);
+}
+
+const leasedRules: JudgeOptions = { expectedLimit: LEASED_LIMIT };
+
 describe("a window kept to the rules", () => {
   test("when exactly the limit is admitted and the rest get 429, then no rule is broken", () => {
     const verdict = judgeRateLimitRun(correctWindow({ limit: 30, sent: 45 }), { expectedLimit: 30 });
@@ -172,6 +225,53 @@ describe("a window kept to the rules", () => {
     observations[2] = suspendedFor(observations[2]!, 300);
     expect(rulesOf(observations, { allowSuspension: true })).toEqual([]);
     expect(rulesOf(observations)).toContain("wrong_error_code");
+  });
+});
+
+describe("a window decided in part from leases of the quota", () => {
+  test("when a burst is decided from a lease and reports the lease's floor plus its units left, then the window passes and is exact", () => {
+    const window = leasedWindow();
+    expect(window.slice(0, 3).map(remainingOf)).toEqual([LEASED_LIMIT - 1, LEASE_FLOOR + 15, LEASE_FLOOR + 14]);
+    const verdict = judgeRateLimitRun(window, leasedRules);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.windows.map((w) => [w.admitted, w.rejected, w.exact])).toEqual([[LEASED_LIMIT, 20, true]]);
+  });
+
+  test("when two replicas' leases report the same values above the last tenth, then the window passes", () => {
+    const window = leasedWindow(2);
+    const burst = window.filter((o) => o.order === 1);
+    expect(burst.filter((o) => remainingOf(o) === LEASE_FLOOR)).toHaveLength(2);
+    expect(rulesOf(window, leasedRules)).toEqual([]);
+    expect(rulesOf(window, { ...leasedRules, fresh: false })).toEqual([]);
+  });
+
+  test("when a leased request reports less than a later request counted exactly, above the last tenth, then the window passes", () => {
+    const window = leasedWindow();
+    const lastLeased = window[LEASE_UNITS]!;
+    const firstCountedAfter = window[LEASE_UNITS + 1]!;
+    expect(firstCountedAfter.order!).toBeGreaterThan(lastLeased.order!);
+    expect(remainingOf(firstCountedAfter)).toBeGreaterThan(remainingOf(lastLeased));
+    expect(rulesOf(window, leasedRules)).toEqual([]);
+  });
+
+  test("when the window is not known to be the run's own, then the same leased pattern passes the bounds", () => {
+    expect(rulesOf(leasedWindow(), { ...leasedRules, fresh: "infer" })).toEqual([]);
+    expect(rulesOf(leasedWindow(), { ...leasedRules, fresh: false })).toEqual([]);
+  });
+
+  test("when a limit is not a multiple of ten, then only the values below limit/10 are held to be given once", () => {
+    // Limit 25: a lease reports at least 25 − ⌊22.5⌋ = 3, so 2, 1 and 0 are the last tenth.
+    const exact = correctWindow({ limit: 25, sent: 25 });
+    const leasedThreeTwice = [...exact.slice(0, 2), ...concurrent([withRemaining(exact[2]!, 3), withRemaining(exact[3]!, 3)], 2), ...exact.slice(4).map((o, i) => ({ ...o, order: 3 + i }))];
+    expect(rulesOf(leasedThreeTwice, { expectedLimit: 25 })).toEqual([]);
+    const twoTwice = exact.map((o, i) => (i === 23 ? withRemaining(o, 2) : o));
+    expect(rulesOf(twoTwice, { expectedLimit: 25, fresh: false })).toContain("remaining_duplicate");
+  });
+
+  test("when the last tenth is answered concurrently in any order, then its exact values still pass", () => {
+    const window = leasedWithConcurrentTail(60);
+    const shuffledTail = [...window.slice(0, countedToLeave(60)), ...shuffled(window.slice(countedToLeave(60)))];
+    expect(rulesOf(shuffledTail, leasedRules)).toEqual([]);
   });
 });
 
@@ -291,35 +391,70 @@ const brokenCases: BrokenCase[] = [
       ),
   },
   {
-    when: "a burst's admitted requests skip a count (one request counted twice)",
+    when: "a request in the last tenth of the limit reports a lease's figure instead of its exact count",
+    rule: "remaining_not_exact",
+    observations: () => leasedWithConcurrentTail(60).map((o, i) => (i === countedToLeave(30) ? withRemaining(o, LEASE_FLOOR + 5) : o)),
+    options: leasedRules,
+  },
+  {
+    when: "a request in the last tenth of the limit reports fewer left than it leaves, in a window that stopped short of the limit",
+    rule: "remaining_not_exact",
+    observations: () => stoppedShort().map((o, i) => (i === countedToLeave(30) ? withRemaining(o, 10) : o)),
+    options: leasedRules,
+  },
+  {
+    when: "two admitted requests of a window the run had to itself report the same remaining in the last tenth of the limit",
+    rule: "remaining_not_exact",
+    observations: () => stoppedShort().map((o, i) => (i === countedToLeave(30) ? withRemaining(o, 25) : o)),
+    options: leasedRules,
+  },
+  {
+    when: "a request in the last tenth of the limit is counted twice, so its window admits one fewer and skips a remaining",
     rule: "remaining_not_exact",
     observations: () => {
-      const window = good();
-      const burst = concurrent(window.slice(0, LIMIT), 0).map((o, i) => (i === 4 ? withHeader(o, "X-RateLimit-Remaining", "4") : o));
-      return [...burst, ...window.slice(LIMIT).map((o, i) => ({ ...o, order: 1 + i }))];
+      const window = leasedWithConcurrentTail(60);
+      const refusal = window[window.length - 1]!;
+      return window.map((o, i) => {
+        const remaining = remainingOf(o);
+        if (o.status !== 200 || i < countedToLeave(11)) return o;
+        if (remaining > 0) return withRemaining(o, remaining - 1);
+        return { ...o, status: 429, headers: refusal.headers, body: refusal.body };
+      });
     },
+    options: leasedRules,
   },
   {
-    when: "two admitted requests of a window the run shared report the same remaining",
+    when: "two requests of one concurrent burst both report the limit less one left",
+    rule: "remaining_above_truth",
+    observations: () => {
+      const window = leasedWindow();
+      const burst = concurrent(window.slice(0, 1 + LEASE_UNITS), 0).map((o, i) => (i === 5 ? withRemaining(o, LEASED_LIMIT - 1) : o));
+      return [...burst, ...window.slice(1 + LEASE_UNITS)];
+    },
+    options: leasedRules,
+  },
+  {
+    when: "a request sent after another's answer reports the limit less one left, though the earlier one reported less",
+    rule: "remaining_above_truth",
+    observations: () => good().map((o, i) => (i === 0 ? withRemaining(o, LIMIT - 5) : i === 1 ? withRemaining(o, LIMIT - 1) : o)),
+  },
+  {
+    when: "two admitted requests of a window the run shared report the same remaining in the last tenth of the limit",
     rule: "remaining_duplicate",
     observations: () => {
-      const burst = concurrent(correctWindow({ limit: LIMIT, sent: 8, usedBefore: 1 }), 0);
-      return burst.map((o, i) => (i === 1 ? withHeader(o, "X-RateLimit-Remaining", burst[0]!.headers["X-RateLimit-Remaining"] as string) : o));
+      const burst = concurrent(correctWindow({ limit: LEASED_LIMIT, sent: 8, usedBefore: 470 }), 0);
+      return burst.map((o, i) => (i === 1 ? withRemaining(o, remainingOf(burst[0]!)) : o));
     },
-    options: { fresh: false },
+    options: { ...leasedRules, fresh: false },
   },
   {
-    when: "a later request reports more requests left than an earlier one",
+    when: "in the last tenth of the limit a later request reports more requests left than an earlier one",
     rule: "remaining_not_decreasing",
     observations: () => {
-      const window = good();
-      const swap = window.map((o) => o);
-      const [second, third] = [window[2]!, window[3]!];
-      swap[2] = { ...third, order: 2, sentAt: second.sentAt, receivedAt: second.receivedAt };
-      swap[3] = { ...second, order: 3, sentAt: third.sentAt, receivedAt: third.receivedAt };
-      return swap;
+      const window = correctWindow({ limit: LEASED_LIMIT, sent: 8, usedBefore: 470 });
+      return window.map((o, i) => (i === 2 ? withRemaining(o, remainingOf(window[3]!)) : i === 3 ? withRemaining(o, remainingOf(window[2]!)) : o));
     },
-    options: { fresh: false },
+    options: { ...leasedRules, fresh: false },
   },
   {
     when: "a request is admitted after an earlier one of the same window got 429",
