@@ -83,6 +83,17 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     expect(await counter(redis, key)).toEqual({ count: 7, leases: 0, outstanding: 0 });
   });
 
+  test("when a replica shuts down holding a lease, then it gives back what it did not spend", async () => {
+    const redis = client();
+    const limiter = createRedisLimiter(redis, policy);
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 1000 };
+    await awayFromMinuteEnd();
+    await Promise.all(Array.from({ length: 4 }, () => limiter.hit(key)));
+    await limiter.hit(key);
+    await limiter.close();
+    expect(await counter(redis, key)).toEqual({ count: 5, leases: 0, outstanding: 0 });
+  });
+
   test("when three replicas share a key limited to 500 and 1000 requests come at once, then exactly 500 are admitted, Remaining is never above the truth and exact in the last tenth", async () => {
     const limit = 500;
     const redis = client();

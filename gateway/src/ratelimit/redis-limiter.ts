@@ -400,10 +400,14 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
       return leased(key) ?? untilDecided((force) => attempt(key, countedElsewhere, force));
     },
     async close() {
-      // What this replica did not spend goes back, so the others are not left waiting for it near the limit.
-      const held = [...leases.entries()];
+      // What this replica did not spend goes back, so the others are not left waiting for it near the limit;
+      // a Redis that does not answer must not hold up the shutdown (the leases then count as spent).
+      const held = [...leases.values()];
       leases.clear();
-      await Promise.all(held.map(([, lease]) => (clearTimeout(lease.timer), giveBack(lease.key, lease))));
+      for (const lease of held) clearTimeout(lease.timer);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.all(held.map((lease) => giveBack(lease.key, lease))), new Promise((resolve) => (timer = setTimeout(resolve, LEASE_GRACE_MS)))]);
+      clearTimeout(timer);
     },
   };
 }

@@ -21,13 +21,13 @@ function switchableRedis(clock: () => number) {
   let delayMs = 0;
   const counts = new Map<string, number>();
   const attempt = async (key: LimitedKey, elsewhere?: CountedElsewhere) => {
-      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
-      if (!up) throw new Error("Stream isn't writeable");
-      const now = clock() / 1000;
-      const add = 1 + (elsewhere && elsewhere.window === windowOf(now) ? elsewhere.count : 0);
-      const count = (counts.get(key.id) ?? 0) + add;
-      counts.set(key.id, count);
-      return decide(count, key.limit, now, 0, "5");
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (!up) throw new Error("Stream isn't writeable");
+    const now = clock() / 1000;
+    const add = 1 + (elsewhere && elsewhere.window === windowOf(now) ? elsewhere.count : 0);
+    const count = (counts.get(key.id) ?? 0) + add;
+    counts.set(key.id, count);
+    return decide(count, key.limit, now, 0, "5");
   };
   const primary: RedisLimiter = { attempt, hit: attempt, leased: () => undefined, async close() {} };
   return { primary, counts, setUp: (value: boolean) => (up = value), setDelay: (ms: number) => (delayMs = ms) };
@@ -131,5 +131,24 @@ describe("resilient limiter", () => {
     setUp(true);
     await limiter.hit({ ...key, limit: 10 });
     expect(counts.get(key.id)).toBe(5);
+  });
+
+  test("when Redis says to wait for other replicas' leases longer than its timeout, then the request waits and is decided through Redis, and no outage is declared", async () => {
+    const clock = () => MINUTE_MS + 20_000;
+    const gate = createRedisGate({ timeoutMs: 100 });
+    let attempts = 0;
+    const attempt = async (limited: LimitedKey) => (++attempts === 1 ? { waitMs: 150 } : decide(1, limited.limit, clock() / 1000, 0, "5"));
+    const limiter = createResilientLimiter({
+      primary: { attempt, hit: async (limited) => decide(1, limited.limit, clock() / 1000, 0, "5"), leased: () => undefined, async close() {} },
+      fallback: createMemoryLimiter({ suspendAfterMultiple: 2, suspendSeconds: 60 }, null, clock),
+      mode: "closed",
+      gate,
+    });
+    const startedAt = performance.now();
+    const decision = await limiter.hit(key);
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(140);
+    expect(attempts).toBe(2);
+    expect(decision.authEpoch).toBe("5");
+    expect(gate.stats.outages).toBe(0);
   });
 });
