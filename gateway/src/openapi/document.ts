@@ -39,7 +39,8 @@ const HEADERS: Record<string, { description: string; schema: JsonSchema; example
     example: 1000,
   },
   "X-RateLimit-Remaining": {
-    description: "Requests left in the current window; never negative.",
+    description:
+      "Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header then shows a tenth of the limit plus what the lease has left.",
     schema: { type: "integer", minimum: 0 },
     example: 999,
   },
