@@ -30,10 +30,14 @@ describe("gateway metrics", () => {
     stats.degraded = true;
     stats.outages = 1;
     stats.fallbackDecisions = 7;
+    stats.leaseDecisions = 40;
+    stats.leaseWaits = 2;
     const families = scrape(metrics);
     expect(sampleValue(families, "ratelimit_redis_degraded")).toBe(1);
     expect(sampleValue(families, "ratelimit_redis_outages_total")).toBe(1);
     expect(sampleValue(families, "ratelimit_fallback_decisions_total")).toBe(7);
+    expect(sampleValue(families, "ratelimit_lease_decisions_total")).toBe(40);
+    expect(sampleValue(families, "ratelimit_lease_waits_total")).toBe(2);
     metrics.stop();
   });
 

@@ -201,6 +201,7 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     const fromLease = await limiter.hit(key);
     expect(fromLease.authEpoch).not.toBeNull();
     expect(gate.down).toBe(false);
+    expect(gate.stats.leaseDecisions).toBe(1);
     await Bun.sleep(LEASE_MS + 10);
     const fromMemory = await limiter.hit(key);
     expect(gate.down).toBe(true);

@@ -13,8 +13,12 @@ export interface LimiterStats {
   fallbackDecisions: number;
   /** Requests refused with 503 in closed mode. */
   rejectedRequests: number;
+  /** Decisions taken from a lease of a key's quota, with no Redis round trip. */
+  leaseDecisions: number;
+  /** Times a request near its key's limit was told to wait for other replicas' leases. */
+  leaseWaits: number;
 }
 
 export function createLimiterStats(): LimiterStats {
-  return { degraded: false, outages: 0, redisErrors: 0, fallbackDecisions: 0, rejectedRequests: 0 };
+  return { degraded: false, outages: 0, redisErrors: 0, fallbackDecisions: 0, rejectedRequests: 0, leaseDecisions: 0, leaseWaits: 0 };
 }

@@ -150,5 +150,6 @@ describe("resilient limiter", () => {
     expect(attempts).toBe(2);
     expect(decision.authEpoch).toBe("5");
     expect(gate.stats.outages).toBe(0);
+    expect(gate.stats.leaseWaits).toBe(1);
   });
 });

@@ -59,6 +59,7 @@ export function createResilientLimiter(options: {
       throw error;
     }
     if (isLeaseWait(decision)) {
+      stats.leaseWaits += 1;
       if (carried) share(key.id, carried);
       return decision;
     }
@@ -68,7 +69,14 @@ export function createResilientLimiter(options: {
 
   return {
     // Each round trip goes through the gate on its own: a wait for other replicas' leases is not Redis being slow.
-    hit: async (key) => primary.leased(key) ?? untilDecided((force) => gate.run(() => throughRedis(key, force), () => withoutRedis(key))),
+    hit: async (key) => {
+      const leased = primary.leased(key);
+      if (leased) {
+        stats.leaseDecisions += 1;
+        return leased;
+      }
+      return untilDecided((force) => gate.run(() => throughRedis(key, force), () => withoutRedis(key)));
+    },
     stats,
     async close() {
       await primary.close();
