@@ -216,8 +216,6 @@ export async function untilDecided(attempt: (force: boolean) => Promise<RateLimi
   }
 }
 
-let replicas = 0;
-
 /**
  * Requests of one key that arrive in the same turn of the event loop share one
  * script call (a hot key is where the gateway spends its Redis time); they are
@@ -248,7 +246,8 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
   const leases = new Map<string, Lease>();
   /** Calls asking for a lease, in flight, by key id and limit. */
   const leaseCalls = new Map<string, Promise<unknown>>();
-  const replica = `${(++replicas).toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
+  // Leases are given back by id: ids of two limiters (replicas) must never meet.
+  const replica = crypto.randomUUID().replaceAll("-", "");
   let leaseSeq = 0;
   let scheduled = false;
 
