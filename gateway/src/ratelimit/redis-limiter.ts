@@ -267,11 +267,12 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
     return lease;
   };
   /** A lease that ended with no call to carry it back is given back on its own: until then other replicas near the limit wait for it. */
-  const giveBack = (key: LimitedKey, lease: Lease) => hitCommand(...keysOf(key), key.limit, 0, 0, -1, 0, "", lease.id, lease.units).catch(() => {});
-  const onLeaseEnd = (key: LimitedKey, id: string, lease: Lease) => {
+  const giveBack = ({ key, id, units }: Lease) => hitCommand(...keysOf(key), key.limit, 0, 0, -1, 0, "", id, units).catch(() => {});
+  const onLeaseEnd = (lease: Lease) => {
+    const id = idOf(lease.key);
     if (leases.get(id) !== lease) return;
     retire(id);
-    void giveBack(key, lease);
+    void giveBack(lease);
   };
   const takeLease = (batch: Batch, reply: HitReply) => {
     const [total, seconds, micros, , epoch, , granted] = reply;
@@ -287,11 +288,11 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
       resetAt: windowEnd(Number(seconds)),
       epoch: String(epoch),
     };
-    // A lease granted to a call that was sent while another was in flight replaces it; the replaced one goes back.
+    // One lease call per key is in flight at a time, so none should be held here; if one is, it goes back rather than being lost.
     const replaced = retire(batch.id);
-    if (replaced) void giveBack(batch.key, replaced);
+    if (replaced) void giveBack(replaced);
     leases.set(batch.id, lease);
-    lease.timer = setTimeout(() => onLeaseEnd(batch.key, batch.id, lease), Math.max(0, lease.deadline - performance.now()));
+    lease.timer = setTimeout(() => onLeaseEnd(lease), Math.max(0, lease.deadline - performance.now()));
   };
 
   const prepare = (batch: Batch, sentAt: number) => {
@@ -405,7 +406,7 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
       leases.clear();
       for (const lease of held) clearTimeout(lease.timer);
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([Promise.all(held.map((lease) => giveBack(lease.key, lease))), new Promise((resolve) => (timer = setTimeout(resolve, LEASE_GRACE_MS)))]);
+      await Promise.race([Promise.all(held.map(giveBack)), new Promise((resolve) => (timer = setTimeout(resolve, LEASE_GRACE_MS)))]);
       clearTimeout(timer);
     },
   };
