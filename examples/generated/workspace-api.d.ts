@@ -1087,7 +1087,7 @@ export interface components {
                  */
                 "X-RateLimit-Limit"?: number;
                 /**
-                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header then shows a tenth of the limit plus what the lease has left.
+                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header may then be lower than the truth by up to a tenth of the limit (at least 50).
                  * @example 999
                  */
                 "X-RateLimit-Remaining"?: number;
@@ -1120,7 +1120,7 @@ export interface components {
                  */
                 "X-RateLimit-Limit"?: number;
                 /**
-                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header then shows a tenth of the limit plus what the lease has left.
+                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header may then be lower than the truth by up to a tenth of the limit (at least 50).
                  * @example 999
                  */
                 "X-RateLimit-Remaining"?: number;
@@ -1158,7 +1158,7 @@ export interface components {
                  */
                 "X-RateLimit-Limit"?: number;
                 /**
-                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header then shows a tenth of the limit plus what the lease has left.
+                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header may then be lower than the truth by up to a tenth of the limit (at least 50).
                  * @example 999
                  */
                 "X-RateLimit-Remaining"?: number;
@@ -1201,7 +1201,7 @@ export interface components {
                  */
                 "X-RateLimit-Limit"?: number;
                 /**
-                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header then shows a tenth of the limit plus what the lease has left.
+                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header may then be lower than the truth by up to a tenth of the limit (at least 50).
                  * @example 999
                  */
                 "X-RateLimit-Remaining"?: number;
@@ -1257,7 +1257,7 @@ export interface components {
          */
         XRateLimitLimit: number;
         /**
-         * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header then shows a tenth of the limit plus what the lease has left.
+         * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header may then be lower than the truth by up to a tenth of the limit (at least 50).
          * @example 999
          */
         XRateLimitRemaining: number;

@@ -6,7 +6,7 @@
  *
  * X-RateLimit-Remaining is not a plain countdown. Far from the limit a gateway
  * replica may decide a key's requests from a lease of its quota and then reports
- * less than truly remains: (limit − ⌊0.9 × limit⌋) + what its lease has left,
+ * less than truly remains (by up to a tenth of the limit, at least 50),
  * possibly the same value twice, possibly less than a later request counted
  * exactly. What holds is: the value is never above the truth, and in the last
  * tenth of the limit (values below limit/10) every request is counted one by

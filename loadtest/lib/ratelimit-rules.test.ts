@@ -104,7 +104,7 @@ function remainingOf(observation: Observation): number {
 }
 
 const LEASED_LIMIT = 500;
-/** What a lease-decided request reports beside the units its lease has left: limit − ⌊0.9 × limit⌋. */
+/** Beside the units its lease has left, the least a lease-decided request may report (the count held under nine tenths of the limit). */
 const LEASE_FLOOR = LEASED_LIMIT - Math.floor(0.9 * LEASED_LIMIT);
 const LEASE_UNITS = 16;
 

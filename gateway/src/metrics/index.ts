@@ -53,7 +53,7 @@ export function createGatewayMetrics(sources: GatewayMetricsSources) {
   registry.collect("ratelimit_redis_errors_total", "Redis calls of the limiters that failed.", "counter", () => limiterStats.redisErrors);
   registry.collect("ratelimit_fallback_decisions_total", "Decisions taken by the in-memory fallback limiter while Redis was unreachable (open mode).", "counter", () => limiterStats.fallbackDecisions);
   registry.collect("ratelimit_lease_decisions_total", "Decisions taken from a lease of a key's quota on this replica, with no Redis round trip.", "counter", () => limiterStats.leaseDecisions);
-  registry.collect("ratelimit_lease_waits_total", "Times a request near its key's limit waited for other replicas' leases to be given back.", "counter", () => limiterStats.leaseWaits);
+  registry.collect("ratelimit_lease_waits_total", "Times a request waited for other replicas' leases of its key to be given back (where a band of the key's quota ends, and near its limit).", "counter", () => limiterStats.leaseWaits);
   registry.collect("ratelimit_rejected_requests_total", "Requests refused with 503 because Redis was unreachable (closed mode).", "counter", () => limiterStats.rejectedRequests);
   const mode = (): LimiterMode => {
     if (!redis) return "memory";

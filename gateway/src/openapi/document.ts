@@ -40,7 +40,7 @@ const HEADERS: Record<string, { description: string; schema: JsonSchema; example
   },
   "X-RateLimit-Remaining": {
     description:
-      "Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header then shows a tenth of the limit plus what the lease has left.",
+      "Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header may then be lower than the truth by up to a tenth of the limit (at least 50).",
     schema: { type: "integer", minimum: 0 },
     example: 999,
   },

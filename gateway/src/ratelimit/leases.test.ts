@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
-import { LEASE_GRACE_MS, LEASE_MS, leaseCeiling, type LimitedKey, type RateLimitDecision } from "./limiter";
+import { LEASE_GRACE_MS, LEASE_MS, leaseCeiling, MIN_LEASE_BAND, type LimitedKey, type RateLimitDecision } from "./limiter";
 import { createMemoryLimiter } from "./memory-limiter";
 import { createRedisGate } from "./redis-gate";
 import { redisKeys } from "./redis-keys";
@@ -42,11 +42,20 @@ async function counterWhenGivenBack(redis: Redis, key: LimitedKey) {
   return read;
 }
 
-/** A hit as `RedisLimiter.hit` makes it, telling whether the lease decided it. */
-async function hit(limiter: RedisLimiter, key: LimitedKey): Promise<{ decision: RateLimitDecision; leased: boolean }> {
+/** The band of the count a key's leases may take before they must all be back. */
+const bandOf = (limit: number) => Math.max(limit - leaseCeiling(limit), MIN_LEASE_BAND);
+
+/** A hit as `RedisLimiter.hit` makes it, telling whether the lease decided it and how often it was told to wait. */
+async function hit(limiter: RedisLimiter, key: LimitedKey): Promise<{ decision: RateLimitDecision; leased: boolean; waits: number }> {
   const leased = limiter.leased(key);
-  if (leased) return { decision: leased, leased: true };
-  return { decision: await untilDecided((force) => limiter.attempt(key, undefined, force)), leased: false };
+  if (leased) return { decision: leased, leased: true, waits: 0 };
+  let waits = 0;
+  const decision = await untilDecided(async (force) => {
+    const result = await limiter.attempt(key, undefined, force);
+    if ("waitMs" in result) waits++;
+    return result;
+  });
+  return { decision, leased: false, waits };
 }
 
 describe("lease deadline", () => {
@@ -74,11 +83,13 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     for (let i = 0; i < 10; i++) next.push(await hit(limiter, key));
     expect(next.every((h) => h.leased)).toBe(true);
     expect((await counter(redis, key)).count).toBe(20);
+    // The lease keeps the count at or below the count when it was granted plus a band (a tenth of the limit).
+    const top = 4 + bandOf(key.limit);
     next.forEach(({ decision }, i) => {
       expect(decision.outcome).toBe("allowed");
       expect(decision.remaining).toBeLessThanOrEqual(key.limit - (4 + i + 1));
-      // At least the tenth kept for exact counting, plus what this lease has left.
-      expect(decision.remaining).toBe(key.limit - leaseCeiling(key.limit) + (granted - i - 1));
+      // At least what is left above the top, plus what this lease has left.
+      expect(decision.remaining).toBe(key.limit - top + (granted - i - 1));
     });
     expect(next[0]!.decision.authEpoch).toBe(burst[0]!.authEpoch);
   });
@@ -139,7 +150,46 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     expect(await counterWhenGivenBack(redis, key)).toEqual({ count: 1000, leases: 0, outstanding: 0 });
   });
 
-  test("when a replica dies holding a lease, then another near the limit waits for the lease's end and grace, and the unspent units stay spent", async () => {
+  test("when three replicas serve a hot key far from its limit, then a leased Remaining is never above the truth and below it by at most a band", async () => {
+    const limit = 2000;
+    const band = bandOf(limit);
+    const redis = client();
+    const replicas = [0, 1, 2].map(() => createRedisLimiter(client(), policy));
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit };
+    await awayFromMinuteEnd();
+    const workers = 30;
+    let sent = 0;
+    let admitted = 0;
+    let leased = 0;
+    let waits = 0;
+    let widestGap = 0;
+    const aboveTruth: string[] = [];
+    const worker = async (limiter: RedisLimiter) => {
+      while (sent < 1500) {
+        sent++;
+        const admittedBefore = admitted;
+        const result = await hit(limiter, key);
+        waits += result.waits;
+        expect(result.decision.outcome).toBe("allowed");
+        admitted++;
+        const { remaining } = result.decision;
+        if (remaining > limit - (admittedBefore + 1)) aboveTruth.push(`${remaining} with ${admittedBefore} admitted before it was sent`);
+        // Every answer in so far was admitted: at most this many truly remain. Answers decided but not yet in (one per other worker) widen the gap.
+        if (result.leased) {
+          leased++;
+          widestGap = Math.max(widestGap, limit - admitted - remaining);
+        }
+      }
+    };
+    await Promise.all(replicas.flatMap((limiter) => Array.from({ length: workers / 3 }, () => worker(limiter))));
+    console.log(`3 replicas, limit ${limit}: ${leased} of ${sent} decided from leases, ${waits} waits, widest gap below the truth ${widestGap} (band ${band})`);
+    expect(leased).toBeGreaterThan(sent / 2);
+    expect(aboveTruth).toEqual([]);
+    expect(widestGap).toBeLessThanOrEqual(band + workers);
+    expect(await counterWhenGivenBack(redis, key)).toEqual({ count: 1500, leases: 0, outstanding: 0 });
+  });
+
+  test("when a replica dies holding a lease, then another that reaches the lease's top waits for its end and grace, and the unspent units stay spent", async () => {
     const dying = client();
     const holder = createRedisLimiter(dying, policy);
     const redis = client();
@@ -152,20 +202,20 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     dying.disconnect();
     expect(await counter(redis, key)).toEqual({ count: 20, leases: 1, outstanding: 1 });
     const decisions = [];
-    let firstPastCeilingAt = 0;
+    let firstPastTopAt = 0;
     let longestMs = 0;
     for (let i = 0; i < 100; i++) {
       const startedAt = performance.now();
       decisions.push(await other.hit(key));
       longestMs = Math.max(longestMs, performance.now() - startedAt);
-      // Counts 21 to 90 fit under the ceiling; the 91st waits for the dead holder's lease.
-      if (i === 70) firstPastCeilingAt = performance.now();
+      // The lease keeps the count at or below 4 + the band: counts 21 to 54 fit; the 55th waits for the dead holder's lease.
+      if (i === 4 + bandOf(key.limit) - 20) firstPastTopAt = performance.now();
     }
     const admitted = decisions.filter((d) => d.outcome === "allowed");
     expect(admitted.length).toBe(80);
     expect(admitted.map((d) => d.remaining).slice(-10)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     // Redis ran the lease's call before `grantedAt`: it counts as spent LEASE_MS + LEASE_GRACE_MS after that.
-    expect(firstPastCeilingAt - grantedAt).toBeGreaterThanOrEqual(LEASE_MS + LEASE_GRACE_MS - 30);
+    expect(firstPastTopAt - grantedAt).toBeGreaterThanOrEqual(LEASE_MS + LEASE_GRACE_MS - 30);
     expect(longestMs).toBeLessThan(2 * (LEASE_MS + LEASE_GRACE_MS) + 200);
     expect(await counter(redis, key)).toEqual({ count: 120, leases: 0, outstanding: 0 });
   });

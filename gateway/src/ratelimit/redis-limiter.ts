@@ -1,5 +1,5 @@
 import type { Redis, Cluster } from "ioredis";
-import { decide, LEASE_GRACE_MS, LEASE_MS, leaseCeiling, MAX_LEASE, WINDOW_SECONDS, windowEnd, type LimitedKey, type RateLimitDecision, type RateLimiter, type SuspensionPolicy } from "./limiter";
+import { decide, LEASE_GRACE_MS, LEASE_MS, MAX_LEASE, MIN_LEASE_BAND, WINDOW_SECONDS, windowEnd, type LimitedKey, type RateLimitDecision, type RateLimiter, type SuspensionPolicy } from "./limiter";
 import { redisKeys } from "./redis-keys";
 
 /**
@@ -29,22 +29,25 @@ import { redisKeys } from "./redis-keys";
  * k units adds k to the count at once and is recorded in the counter hash as
  * field `L<id>` = "k expiry-ms", `n` holding how many are outstanding. Its
  * holder gives back what it did not use (ARGV 7 and 8) with its next call or
- * when the lease ends. Leases are granted only while the count stays at or
- * below the ceiling (nine tenths of the limit), and a batch that would take
- * the count past the ceiling while any lease is outstanding is not counted:
- * the reply says how long to wait (count −1, 8th value), and no lease is
- * granted until the outstanding ones are back (`nl`). A lease not given back
- * LEASE_GRACE_MS after its end counts as spent.
+ * when the lease ends. The first lease granted while none is outstanding sets
+ * the key's **top** (`b`): the count then plus a band of a tenth of the limit
+ * (at least MIN_LEASE_BAND), never past the ceiling (nine tenths of the
+ * limit). Leases are granted only up to the top, and a batch that would take
+ * the count past the top while any lease is outstanding is not counted: the
+ * reply says how long to wait (count −1, 8th value), and no lease is granted
+ * until the outstanding ones are back (`nl`), when the next lease sets a new
+ * top. A lease not given back LEASE_GRACE_MS after its end counts as spent.
  *
  * The suspension policy, the window and the lease timings are the same for
  * every call, so they are written into the script rather than sent each time:
  * every argument costs the gateway CPU on every call.
  *
- * KEYS: counter hash {w: window, c: count, s: suspended this window, n, nl, L<id>...}, suspension marker, epoch.
+ * KEYS: counter hash {w: window, c: count, s: suspended this window, n, nl, b, L<id>...}, suspension marker, epoch.
  * ARGV: limit[, requests in the batch (1 when absent)[, requests counted elsewhere, their window
  *       [, lease wanted, its id, lease to give back, its unused units, 1 to count past outstanding leases]]].
  * Returns: count, Redis TIME seconds, microseconds, milliseconds of suspension left, epoch,
- * the first count the suspension applies to, units leased, milliseconds to wait (when count is −1).
+ * the first count the suspension applies to, units leased, milliseconds to wait (when count is −1),
+ * the top the lease keeps the count under.
  */
 function hitScript(policy: SuspensionPolicy): string {
   const multiple = Number(policy.suspendAfterMultiple);
@@ -74,8 +77,10 @@ if ARGV[7] and ARGV[7] ~= '' then
   end
 end
 local ceiling = math.floor(limit * 9 / 10)
+local outstanding = tonumber(redis.call('HGET', KEYS[1], 'n') or 0)
+local top = tonumber(redis.call('HGET', KEYS[1], 'b') or ceiling)
 local count = redis.call('HINCRBY', KEYS[1], 'c', add)
-if add > 0 and count > ceiling and ARGV[9] ~= '1' and tonumber(redis.call('HGET', KEYS[1], 'n') or 0) > 0 then
+if add > 0 and count > top and ARGV[9] ~= '1' and outstanding > 0 then
   local latest = -1
   local fields = redis.call('HGETALL', KEYS[1])
   for i = 1, #fields, 2 do
@@ -83,7 +88,7 @@ if add > 0 and count > ceiling and ARGV[9] ~= '1' and tonumber(redis.call('HGET'
       local expiry = tonumber(string.match(fields[i + 1], ' (%d+)$'))
       if expiry + ${LEASE_GRACE_MS} < nowMs then
         redis.call('HDEL', KEYS[1], fields[i])
-        redis.call('HINCRBY', KEYS[1], 'n', -1)
+        outstanding = redis.call('HINCRBY', KEYS[1], 'n', -1)
       elseif expiry > latest then
         latest = expiry
       end
@@ -91,10 +96,10 @@ if add > 0 and count > ceiling and ARGV[9] ~= '1' and tonumber(redis.call('HGET'
   end
   if latest >= 0 then
     redis.call('HINCRBY', KEYS[1], 'c', -add)
-    redis.call('HSET', KEYS[1], 'nl', nowMs + ${LEASE_MS + LEASE_GRACE_MS})
+    redis.call('HSET', KEYS[1], 'nl', 1)
     local wait = latest - nowMs + 2
     if wait < 2 then wait = 10 end
-    return {-1, now[1], now[2], 0, '', 0, 0, wait}
+    return {-1, now[1], now[2], 0, '', 0, 0, wait, 0}
   end
 end
 local suspended = redis.call('PTTL', KEYS[2])
@@ -108,19 +113,26 @@ if suspended == 0 and count > threshold and count - add <= threshold and redis.c
 end
 local granted = 0
 local want = tonumber(ARGV[5] or 0)
-if want > 0 and suspended == 0 and count < ceiling and nowMs >= tonumber(redis.call('HGET', KEYS[1], 'nl') or 0) then
-  granted = math.min(want, ceiling - count)
-  redis.call('HINCRBY', KEYS[1], 'c', granted)
-  redis.call('HSET', KEYS[1], 'L' .. ARGV[6], granted .. ' ' .. (nowMs + ${LEASE_MS}))
-  redis.call('HINCRBY', KEYS[1], 'n', 1)
+if want > 0 and suspended == 0 and count < ceiling and (outstanding <= 0 or not redis.call('HGET', KEYS[1], 'nl')) then
+  if outstanding <= 0 then
+    top = math.min(ceiling, count + math.max(limit - ceiling, ${MIN_LEASE_BAND}))
+    redis.call('HSET', KEYS[1], 'b', top)
+    redis.call('HDEL', KEYS[1], 'nl')
+  end
+  if count < top then
+    granted = math.min(want, top - count)
+    redis.call('HINCRBY', KEYS[1], 'c', granted)
+    redis.call('HSET', KEYS[1], 'L' .. ARGV[6], granted .. ' ' .. (nowMs + ${LEASE_MS}))
+    redis.call('HINCRBY', KEYS[1], 'n', 1)
+  end
 end
 local epoch = redis.call('GET', KEYS[3]) or '0'
-return {count, now[1], now[2], suspended, epoch, from, granted, 0}
+return {count, now[1], now[2], suspended, epoch, from, granted, 0, top}
 `;
 }
 
 type RedisClient = Redis | Cluster;
-type HitReply = [number, string, string, number, string, number, number, number];
+type HitReply = [number, string, string, number, string, number, number, number, number];
 type HitCommand = (counter: string, suspension: string, epoch: string, limit: number, ...rest: (number | string)[]) => Promise<HitReply>;
 
 /** Requests of one key counted outside Redis, in one window. */
@@ -129,7 +141,7 @@ export interface CountedElsewhere {
   count: number;
 }
 
-/** The key's count is near its limit while other replicas hold leases of it: ask again after `waitMs`. */
+/** The key's count is at the top its leases keep it under while other replicas hold some: ask again after `waitMs`. */
 export interface LeaseWait {
   waitMs: number;
 }
@@ -144,7 +156,7 @@ export interface RedisLimiter extends RateLimiter {
   leased(key: LimitedKey): RateLimitDecision | undefined;
   /** One round trip (shared with the key's other requests of the turn): the decision, or how long to wait before asking again. */
   attempt(key: LimitedKey, countedElsewhere?: CountedElsewhere, force?: boolean): Promise<RateLimitDecision | LeaseWait>;
-  /** From the lease, or through Redis, waiting out other replicas' leases when near the limit. */
+  /** From the lease, or through Redis, waiting out other replicas' leases where the count is at their top. */
   hit(key: LimitedKey, countedElsewhere?: CountedElsewhere): Promise<RateLimitDecision>;
 }
 
@@ -157,7 +169,8 @@ interface Lease {
   used: number;
   /** performance.now() past which the lease may not be spent: its call's send time + LEASE_MS, never past the window's end. */
   deadline: number;
-  ceiling: number;
+  /** The count the key's leases keep Redis's count at or below while any is out. */
+  top: number;
   resetAt: number;
   epoch: string;
   timer?: ReturnType<typeof setTimeout>;
@@ -206,7 +219,7 @@ export function leaseDeadline(sentAt: number, redisNowMs: number): number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Asks until decided: near the limit, waits out other replicas' leases (bounded by MAX_LEASE_WAIT_MS). */
+/** Asks until decided: at the leases' top, waits out other replicas' leases (bounded by MAX_LEASE_WAIT_MS). */
 export async function untilDecided(attempt: (force: boolean) => Promise<RateLimitDecision | LeaseWait>): Promise<RateLimitDecision> {
   const giveUpAt = performance.now() + MAX_LEASE_WAIT_MS;
   for (;;) {
@@ -266,7 +279,7 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
     clearTimeout(lease.timer);
     return lease;
   };
-  /** A lease that ended with no call to carry it back is given back on its own: until then other replicas near the limit wait for it. */
+  /** A lease that ended with no call to carry it back is given back on its own: until then other replicas at its top wait for it. */
   const giveBack = ({ key, id, units }: Lease) => hitCommand(...keysOf(key), key.limit, 0, 0, -1, 0, "", id, units).catch(() => {});
   const onLeaseEnd = (lease: Lease) => {
     const id = idOf(lease.key);
@@ -275,7 +288,7 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
     void giveBack(lease);
   };
   const takeLease = (batch: Batch, reply: HitReply) => {
-    const [total, seconds, micros, , epoch, , granted] = reply;
+    const [total, seconds, micros, , epoch, , granted, , top] = reply;
     if (!(Number(granted) > 0) || Number(total) < 0) return;
     const redisNowMs = Number(seconds) * 1000 + Number(micros) / 1000;
     const lease: Lease = {
@@ -284,7 +297,7 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
       units: Number(granted),
       used: 0,
       deadline: leaseDeadline(batch.sentAt, redisNowMs),
-      ceiling: leaseCeiling(batch.key.limit),
+      top: Number(top),
       resetAt: windowEnd(Number(seconds)),
       epoch: String(epoch),
     };
@@ -361,8 +374,8 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
     if (!lease || lease.units === 0 || performance.now() >= lease.deadline) return undefined;
     lease.units -= 1;
     lease.used += 1;
-    // While the lease is out the key's count is at most the ceiling, this lease's unspent units included: at least this many truly remain.
-    const count = lease.ceiling - lease.units;
+    // While the lease is out the key's count is at most its top, this lease's unspent units included: at least this many truly remain.
+    const count = lease.top - lease.units;
     return { outcome: "allowed", limit: key.limit, count, remaining: key.limit - count, resetAt: lease.resetAt, retryAfter: 0, authEpoch: lease.epoch };
   };
 
@@ -400,7 +413,7 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
       return leased(key) ?? untilDecided((force) => attempt(key, countedElsewhere, force));
     },
     async close() {
-      // What this replica did not spend goes back, so the others are not left waiting for it near the limit;
+      // What this replica did not spend goes back, so the others are not left waiting for it at its top;
       // a Redis that does not answer must not hold up the shutdown (the leases then count as spent).
       const held = [...leases.values()];
       leases.clear();
