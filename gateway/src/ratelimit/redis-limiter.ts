@@ -35,8 +35,11 @@ import { redisKeys } from "./redis-keys";
  * limit). Leases are granted only up to the top, and a batch that would take
  * the count past the top while any lease is outstanding is not counted: the
  * reply says how long to wait (count −1, 8th value), and no lease is granted
- * until the outstanding ones are back (`nl`), when the next lease sets a new
- * top. A lease not given back LEASE_GRACE_MS after its end counts as spent.
+ * until WAITER_TURN_MS past the moment it was told to ask again (`nl`): the
+ * outstanding leases drain meanwhile, and the waiting call is counted before
+ * a replica that keeps its key busy takes the next band. The next lease
+ * granted while none is outstanding sets a new top. A lease not given back LEASE_GRACE_MS after its end counts as
+ * spent.
  *
  * The suspension policy, the window and the lease timings are the same for
  * every call, so they are written into the script rather than sent each time:
@@ -49,6 +52,9 @@ import { redisKeys } from "./redis-keys";
  * the first count the suspension applies to, units leased, milliseconds to wait (when count is −1),
  * the top the lease keeps the count under.
  */
+/** After a call is told to wait for leases, no lease is granted until this long past the time it was told to ask again. */
+const WAITER_TURN_MS = 10;
+
 function hitScript(policy: SuspensionPolicy): string {
   const multiple = Number(policy.suspendAfterMultiple);
   const seconds = Math.trunc(Number(policy.suspendSeconds));
@@ -96,9 +102,9 @@ if add > 0 and count > top and ARGV[9] ~= '1' and outstanding > 0 then
   end
   if latest >= 0 then
     redis.call('HINCRBY', KEYS[1], 'c', -add)
-    redis.call('HSET', KEYS[1], 'nl', 1)
     local wait = latest - nowMs + 2
     if wait < 2 then wait = 10 end
+    redis.call('HSET', KEYS[1], 'nl', math.max(tonumber(redis.call('HGET', KEYS[1], 'nl') or 0), nowMs + wait + ${WAITER_TURN_MS}))
     return {-1, now[1], now[2], 0, '', 0, 0, wait, 0}
   end
 end
@@ -113,11 +119,10 @@ if suspended == 0 and count > threshold and count - add <= threshold and redis.c
 end
 local granted = 0
 local want = tonumber(ARGV[5] or 0)
-if want > 0 and suspended == 0 and count < ceiling and (outstanding <= 0 or not redis.call('HGET', KEYS[1], 'nl')) then
+if want > 0 and suspended == 0 and count < ceiling and nowMs >= tonumber(redis.call('HGET', KEYS[1], 'nl') or 0) then
   if outstanding <= 0 then
     top = math.min(ceiling, count + math.max(limit - ceiling, ${MIN_LEASE_BAND}))
     redis.call('HSET', KEYS[1], 'b', top)
-    redis.call('HDEL', KEYS[1], 'nl')
   end
   if count < top then
     granted = math.min(want, top - count)
