@@ -2,6 +2,9 @@ import type { Redis, Cluster } from "ioredis";
 import { decide, LEASE_GRACE_MS, LEASE_MS, MAX_LEASE, MIN_LEASE_BAND, WINDOW_SECONDS, windowEnd, type LimitedKey, type RateLimitDecision, type RateLimiter, type SuspensionPolicy } from "./limiter";
 import { redisKeys } from "./redis-keys";
 
+/** After a call is told to wait for leases, no lease is granted until this long past the time it was told to ask again. */
+const WAITER_TURN_MS = 10;
+
 /**
  * One atomic round trip per batch of a key's requests: count them in the key's
  * current clock-minute window (Redis's clock, so every replica agrees), suspend
@@ -38,8 +41,8 @@ import { redisKeys } from "./redis-keys";
  * until WAITER_TURN_MS past the moment it was told to ask again (`nl`): the
  * outstanding leases drain meanwhile, and the waiting call is counted before
  * a replica that keeps its key busy takes the next band. The next lease
- * granted while none is outstanding sets a new top. A lease not given back LEASE_GRACE_MS after its end counts as
- * spent.
+ * granted while none is outstanding sets a new top. A lease not given back
+ * LEASE_GRACE_MS after its end counts as spent.
  *
  * The suspension policy, the window and the lease timings are the same for
  * every call, so they are written into the script rather than sent each time:
@@ -52,9 +55,6 @@ import { redisKeys } from "./redis-keys";
  * the first count the suspension applies to, units leased, milliseconds to wait (when count is −1),
  * the top the lease keeps the count under.
  */
-/** After a call is told to wait for leases, no lease is granted until this long past the time it was told to ask again. */
-const WAITER_TURN_MS = 10;
-
 function hitScript(policy: SuspensionPolicy): string {
   const multiple = Number(policy.suspendAfterMultiple);
   const seconds = Math.trunc(Number(policy.suspendSeconds));
