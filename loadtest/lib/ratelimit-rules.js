@@ -11,7 +11,9 @@
  * exactly. What holds is: the value is never above the truth, and in the last
  * tenth of the limit (values below limit/10) every request is counted one by
  * one, so the values there are exact, each given once, and decreasing. The
- * rules below judge exactly that, and nothing stricter.
+ * rules below judge exactly that, and one promise this gateway makes beyond
+ * it: a value is below the truth by at most a band (a tenth of the limit, at
+ * least 50), judged where the order of requests shows the truth.
  *
  * Deliberately ES2017 syntax: k6 from v0.48 must parse it unchanged.
  */
@@ -38,6 +40,7 @@ export const RULES = {
   under_admission: "fewer requests were admitted in a window than the limit, although more were sent",
   remaining_not_exact: "in the last tenth of the limit (X-RateLimit-Remaining below limit/10) the admitted requests of a window did not report each of the exact values limit-i once",
   remaining_above_truth: "an admitted request reports more requests left than truly remain once it is counted",
+  remaining_far_below_truth: "in a window the run had to itself, an admitted request reports fewer left than truly remained by more than a band (a tenth of the limit, at least 50)",
   remaining_duplicate: "two admitted requests of one window report the same X-RateLimit-Remaining below limit/10",
   remaining_not_decreasing: "in the last tenth of the limit, a later admitted request reports as many or more requests left than an earlier one",
   admitted_after_429: "a request was admitted after an earlier request of the same window got 429",
@@ -445,7 +448,7 @@ function judgeWindow(reset, group, opts, fresh, unknown, violations) {
     judgeAboveTruth(where, limit, remainings, violations);
   }
 
-  judgeOrder(where, group, limit, violations);
+  judgeOrder(where, group, limit, exact && unknown === 0, violations);
 
   return {
     reset,
@@ -564,18 +567,31 @@ function without(values, other) {
 }
 
 /**
+ * How far below the truth a leased value may be: a tenth of the limit (what
+ * the ceiling of nine tenths leaves), at least 50.
+ * @param {number} limit
+ */
+export function leaseBand(limit) {
+  return Math.max(limit - Math.floor((limit * 9) / 10), 50);
+}
+
+/**
  * What the order of requests proves: a request sent after k admitted ones had
  * their answers is counted after them, so it leaves at most limit − k − 1; in
  * the last tenth, where every request is counted on its own, a later one
  * leaves fewer; and once one is refused no later one may be admitted. Above
  * the last tenth a later request may report more than an earlier one: the
- * earlier one may have been decided from a lease.
+ * earlier one may have been decided from a lease. In a window whose every
+ * request is known (`whole`), a request is counted before any of a later
+ * order is sent, so it leaves at least limit − k − m, m the admitted requests
+ * of its own order: its value may be lower by at most a band.
  * @param {string} where
  * @param {Counted[]} group
  * @param {number | undefined} limit
+ * @param {boolean} whole
  * @param {Violation[]} violations
  */
-function judgeOrder(where, group, limit, violations) {
+function judgeOrder(where, group, limit, whole, violations) {
   /** @type {Map<number, Counted[]>} */
   const byOrder = new Map();
   for (const c of group) {
@@ -586,17 +602,22 @@ function judgeOrder(where, group, limit, violations) {
     byOrder.set(order, same);
   }
   const orders = Array.from(byOrder.keys()).sort((a, b) => a - b);
+  // The lower bound needs every request of the window in the order: one without could have been counted first.
+  const bounded = whole && group.every((c) => c.observation.order !== undefined);
   let admittedBefore = 0;
   let leastTailBefore = Infinity;
   let refusedBefore = false;
   let reportedAboveTruth = false;
   let reportedDecrease = false;
   let reportedAdmission = false;
+  let reportedFarBelow = false;
   for (const order of orders) {
+    const here = byOrder.get(order) || [];
     let admittedHere = 0;
     let leastTailHere = Infinity;
     let refusedHere = false;
-    for (const c of byOrder.get(order) || []) {
+    const least = limit === undefined ? -Infinity : limit - admittedBefore - here.filter((c) => c.admitted).length - leaseBand(limit);
+    for (const c of here) {
       if (!c.admitted) {
         refusedHere = true;
         continue;
@@ -615,6 +636,10 @@ function judgeOrder(where, group, limit, violations) {
         const answered = admittedBefore === 1 ? "1 admitted request had" : admittedBefore + " admitted requests had";
         violations.push(violation("remaining_above_truth", where + "a request sent after " + answered + " been answered reports " + remaining + " left, at most " + most + " remain"));
         reportedAboveTruth = true;
+      }
+      if (bounded && remaining < least && !reportedFarBelow) {
+        violations.push(violation("remaining_far_below_truth", where + "a request sent after " + admittedBefore + " admitted requests had been answered, with " + (limit - admittedBefore - least - leaseBand(limit) - 1) + " others at once, reports " + remaining + " left, more than a band of " + leaseBand(limit) + " below the at least " + (least + leaseBand(limit)) + " that remained"));
+        reportedFarBelow = true;
       }
       if (!inLastTenth(remaining, limit)) continue;
       if (remaining >= leastTailBefore && !reportedDecrease) {

@@ -4,6 +4,7 @@ import {
   checkObservation,
   getHeader,
   judgeRateLimitRun,
+  leaseBand,
   msUntilNextWindow,
   readRateLimitHeaders,
   windowEndAt,
@@ -104,15 +105,18 @@ function remainingOf(observation: Observation): number {
 }
 
 const LEASED_LIMIT = 500;
-/** Beside the units its lease has left, the least a lease-decided request may report (the count held under nine tenths of the limit). */
-const LEASE_FLOOR = LEASED_LIMIT - Math.floor(0.9 * LEASED_LIMIT);
+/** The count a lease granted at a count of 1 keeps the key under: that count plus a band (a tenth of the limit, at least 50). */
+const LEASE_TOP = 1 + leaseBand(LEASED_LIMIT);
+/** Beside the units its lease has left, what a request decided from that lease reports. */
+const LEASE_FLOOR = LEASED_LIMIT - LEASE_TOP;
 const LEASE_UNITS = 16;
 
 /**
  * A fresh window of a key limited to 500 as a gateway with leases answers it:
  * a lone request counted exactly (499 left), a concurrent burst of 16 decided
- * from a lease of 16 units (50 + 15 down to 50 + 0, far below the 498 … 483
- * that truly remain), then requests one after another, counted exactly from
+ * from a lease of 16 units granted at a count of 1 (449 + 15 down to 449 + 0,
+ * below the 498 … 483 that truly remain, by less than a band of 50), then
+ * requests one after another, counted exactly from
  * 482 down to 0, and 20 refused. `leases` splits the burst into that many
  * leases of equal size, one per replica, reporting the same values.
  */
@@ -393,7 +397,7 @@ const brokenCases: BrokenCase[] = [
   {
     when: "a request in the last tenth of the limit reports a lease's figure instead of its exact count",
     rule: "remaining_not_exact",
-    observations: () => leasedWithConcurrentTail(60).map((o, i) => (i === countedToLeave(30) ? withRemaining(o, LEASE_FLOOR + 5) : o)),
+    observations: () => leasedWithConcurrentTail(60).map((o, i) => (i === countedToLeave(30) ? withRemaining(o, 55) : o)),
     options: leasedRules,
   },
   {
@@ -421,6 +425,18 @@ const brokenCases: BrokenCase[] = [
         return { ...o, status: 429, headers: refusal.headers, body: refusal.body };
       });
     },
+    options: leasedRules,
+  },
+  {
+    when: "a request of a leased burst reports more than a band below what remained when it was counted",
+    rule: "remaining_far_below_truth",
+    observations: () => leasedWindow().map((o, i) => (i === 3 ? withRemaining(o, LEASED_LIMIT - 1 - LEASE_UNITS - leaseBand(LEASED_LIMIT) - 1) : o)),
+    options: leasedRules,
+  },
+  {
+    when: "a leased burst reports a tenth of the limit plus its units left, as leases did before they took the count up a band at a time",
+    rule: "remaining_far_below_truth",
+    observations: () => leasedWindow().map((o) => (o.order === 1 ? withRemaining(o, remainingOf(o) - LEASE_FLOOR + LEASED_LIMIT / 10) : o)),
     options: leasedRules,
   },
   {
