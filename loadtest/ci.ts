@@ -5,7 +5,8 @@
  * free ports and a database of its own), runs every k6 script against it,
  * shortened, and stops everything. Each script run is one entry: k6's exit
  * code decides. Without k6 the stage says so and is skipped. The last line is
- * "k6 scripts: N passed, N failed" (or "k6 scripts: skipped").
+ * "k6 scripts: N passed, N failed" (or "k6 scripts: skipped"). ONLY_RUN=<name>
+ * runs one entry of the plan alone (ci/plan.ts).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -70,7 +71,7 @@ const stamp = new Date().toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, 
 const recap: string[] = [];
 let passed = 0;
 let failed = 0;
-for (const run of CI_RUNS) {
+for (const run of CI_RUNS.filter((r) => !process.env.ONLY_RUN || r.name === process.env.ONLY_RUN)) {
   if (interrupted) break;
   if (run.replicas > replicas) {
     recap.push(`  - ${run.name}: skipped (needs ${run.replicas} replicas, so DATABASE_URL and REDIS_URL)`);

@@ -2,8 +2,9 @@
 /**
  * Rate-limit exactness. One VU per key; each iteration takes a fresh
  * clock-minute window and sends the key's limit plus some more: a few
- * requests one after another, a concurrent burst spread over every replica in
- * BASE_URLS, then a few more one after another. Every response is judged by
+ * requests one after another, a burst spread over every replica in BASE_URLS
+ * in waves of RL_CONCURRENCY concurrent requests, then a few more one after
+ * another. Every response is judged by
  * lib/ratelimit-rules.js (the burst is where a gateway may decide from leases
  * of the quota and report less than remains, which the rules allow above the
  * last tenth of the limit); any broken rule fails a threshold, so k6 exits
@@ -235,10 +236,13 @@ export default function (data) {
 
   let order = 1;
   for (let i = 1; i < head; i += 1) sendOne(order++);
-  if (burst > 0) {
+  // In waves of RL_CONCURRENCY, each sent once the one before is answered: the
+  // judge then knows what was counted before each wave, and holds a leased
+  // Remaining to the truth from below as well as from above.
+  for (let sent = 0; sent < burst; sent += CONCURRENCY) {
     /** @type {Array<ReturnType<typeof requestFor>>} */
     const requests = [];
-    for (let i = 0; i < burst; i += 1) {
+    for (let i = 0; i < Math.min(CONCURRENCY, burst - sent); i += 1) {
       requests.push(requestFor(key, n));
       n += 1;
     }
