@@ -616,7 +616,7 @@ function judgeOrder(where, group, limit, whole, violations) {
     let admittedHere = 0;
     let leastTailHere = Infinity;
     let refusedHere = false;
-    const least = limit === undefined ? -Infinity : limit - admittedBefore - here.filter((c) => c.admitted).length - leaseBand(limit);
+    const admittedAtOnce = here.filter((c) => c.admitted).length;
     for (const c of here) {
       if (!c.admitted) {
         refusedHere = true;
@@ -637,8 +637,10 @@ function judgeOrder(where, group, limit, whole, violations) {
         violations.push(violation("remaining_above_truth", where + "a request sent after " + answered + " been answered reports " + remaining + " left, at most " + most + " remain"));
         reportedAboveTruth = true;
       }
-      if (bounded && remaining < least && !reportedFarBelow) {
-        violations.push(violation("remaining_far_below_truth", where + "a request sent after " + admittedBefore + " admitted requests had been answered, with " + (limit - admittedBefore - least - leaseBand(limit) - 1) + " others at once, reports " + remaining + " left, more than a band of " + leaseBand(limit) + " below the at least " + (least + leaseBand(limit)) + " that remained"));
+      // Counted after at most the answers before it and the others of its own order.
+      const remainedAtLeast = limit - admittedBefore - admittedAtOnce;
+      if (bounded && remaining < remainedAtLeast - leaseBand(limit) && !reportedFarBelow) {
+        violations.push(violation("remaining_far_below_truth", where + "a request sent after " + admittedBefore + " admitted requests had been answered, with " + (admittedAtOnce - 1) + " others admitted at once, reports " + remaining + " left; at least " + remainedAtLeast + " remained, and a band is " + leaseBand(limit)));
         reportedFarBelow = true;
       }
       if (!inLastTenth(remaining, limit)) continue;
