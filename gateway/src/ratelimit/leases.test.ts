@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
-import { LEASE_GRACE_MS, LEASE_MS, leaseCeiling, MIN_LEASE_BAND, type LimitedKey, type RateLimitDecision } from "./limiter";
+import { LEASE_GRACE_MS, LEASE_MS, leaseBand, type LimitedKey, type RateLimitDecision } from "./limiter";
 import { createMemoryLimiter } from "./memory-limiter";
 import { createRedisGate } from "./redis-gate";
 import { redisKeys } from "./redis-keys";
@@ -42,9 +42,6 @@ async function counterWhenGivenBack(redis: Redis, key: LimitedKey) {
   return read;
 }
 
-/** The band of the count a key's leases may take before they must all be back. */
-const bandOf = (limit: number) => Math.max(limit - leaseCeiling(limit), MIN_LEASE_BAND);
-
 /** A hit as `RedisLimiter.hit` makes it, telling whether the lease decided it and how often it was told to wait. */
 async function hit(limiter: RedisLimiter, key: LimitedKey): Promise<{ decision: RateLimitDecision; leased: boolean; waits: number }> {
   const leased = limiter.leased(key);
@@ -84,7 +81,7 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     expect(next.every((h) => h.leased)).toBe(true);
     expect((await counter(redis, key)).count).toBe(20);
     // The lease keeps the count at or below the count when it was granted plus a band (a tenth of the limit).
-    const top = 4 + bandOf(key.limit);
+    const top = 4 + leaseBand(key.limit);
     next.forEach(({ decision }, i) => {
       expect(decision.outcome).toBe("allowed");
       expect(decision.remaining).toBeLessThanOrEqual(key.limit - (4 + i + 1));
@@ -152,7 +149,7 @@ describe.skipIf(!url)("leases of a key's quota", () => {
 
   test("when three replicas serve a hot key far from its limit, then a leased Remaining is never above the truth and below it by at most a band", async () => {
     const limit = 2000;
-    const band = bandOf(limit);
+    const band = leaseBand(limit);
     const redis = client();
     const replicas = [0, 1, 2].map(() => createRedisLimiter(client(), policy));
     const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit };
@@ -209,7 +206,7 @@ describe.skipIf(!url)("leases of a key's quota", () => {
       decisions.push(await other.hit(key));
       longestMs = Math.max(longestMs, performance.now() - startedAt);
       // The lease keeps the count at or below 4 + the band: counts 21 to 54 fit; the 55th waits for the dead holder's lease.
-      if (i === 4 + bandOf(key.limit) - 20) firstPastTopAt = performance.now();
+      if (i === 4 + leaseBand(key.limit) - 20) firstPastTopAt = performance.now();
     }
     const admitted = decisions.filter((d) => d.outcome === "allowed");
     expect(admitted.length).toBe(80);

@@ -15,7 +15,7 @@ export interface LimiterStats {
   rejectedRequests: number;
   /** Decisions taken from a lease of a key's quota, with no Redis round trip. */
   leaseDecisions: number;
-  /** Times a request near its key's limit was told to wait for other replicas' leases. */
+  /** Times a request was told to wait for other replicas' leases of its key (where a band ends, or near the limit). */
   leaseWaits: number;
 }
 

@@ -75,14 +75,20 @@ export function leaseCeiling(limit: number): number {
   return Math.floor((limit * 9) / 10);
 }
 
-/**
- * The least band of a key's count that leases may take before they must all
- * be back (a tenth of the limit otherwise): a key's first lease sets its top,
- * the count then plus the band, never past the ceiling. The narrower the band,
- * the closer a leased `X-RateLimit-Remaining` is to the truth, and the more
- * often a hot key's requests wait for the leases to come back.
- */
+/** The least band of a key's count (below). */
 export const MIN_LEASE_BAND = 50;
+
+/**
+ * How much of a key's count its leases may take before they must all be back:
+ * a tenth of the limit, at least MIN_LEASE_BAND. A key's first lease sets its
+ * top, the count then plus the band, never past the ceiling; a leased
+ * `X-RateLimit-Remaining` is below the truth by at most this. The narrower the
+ * band, the closer it is, and the more often a hot key's requests wait for the
+ * leases to come back. (The script in redis-limiter.ts computes the same in Lua.)
+ */
+export function leaseBand(limit: number): number {
+  return Math.max(limit - leaseCeiling(limit), MIN_LEASE_BAND);
+}
 
 /** Beyond this many ids the in-memory counters start over rather than grow without bound. */
 export const MAX_TRACKED_IDS = 100_000;

@@ -181,6 +181,18 @@ interface Lease {
   timer?: ReturnType<typeof setTimeout>;
 }
 
+/** What one script call carries besides the key: see the ARGV of hitScript. */
+interface ScriptCall {
+  /** Requests counted by this call (0: a give-back alone). */
+  size?: number;
+  elsewhere?: CountedElsewhere;
+  want?: number;
+  leaseId?: string;
+  settle?: Pick<Lease, "id" | "units">;
+  /** Counted even past other replicas' leases (the wait for them ran out). */
+  force?: boolean;
+}
+
 /** A key's requests waiting for the same round trip; `size` is final once the batch is sent. */
 interface Batch {
   key: LimitedKey;
@@ -270,11 +282,23 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
   let scheduled = false;
 
   const pipelines = !redis.isCluster && !redis.options.enableAutoPipelining;
-  /** The script's arguments for a batch: only as many as the batch needs (every argument costs CPU). */
-  const argsOf = ({ key, size, want, leaseId, settle }: Batch): Parameters<HitCommand> => {
-    if (want === 0 && !settle) return size === 1 ? [...keysOf(key), key.limit] : [...keysOf(key), key.limit, size];
-    return [...keysOf(key), key.limit, size, 0, -1, want, leaseId, settle?.id ?? "", settle?.units ?? 0];
+  /**
+   * The one place the script's argument list (ARGV, see hitScript) is laid out: only as many arguments as
+   * the call needs, since every argument costs CPU.
+   */
+  const scriptArgs = (key: LimitedKey, call: ScriptCall = {}): Parameters<HitCommand> => {
+    const { size = 1, elsewhere, want = 0, leaseId = "", settle, force = false } = call;
+    const args: Parameters<HitCommand> = [...keysOf(key), key.limit];
+    if (size === 1 && !elsewhere && want === 0 && !settle && !force) return args;
+    args.push(size);
+    if (!elsewhere && want === 0 && !settle && !force) return args;
+    args.push(elsewhere?.count ?? 0, elsewhere?.window ?? -1);
+    if (want === 0 && !settle && !force) return args;
+    args.push(want, leaseId, settle?.id ?? "", settle?.units ?? 0);
+    if (force) args.push(1);
+    return args;
   };
+  const argsOf = ({ key, size, want, leaseId, settle }: Batch) => scriptArgs(key, { size, want, leaseId, settle });
 
   /** Stops spending the key's lease: its unused units go back with the next call (or with `giveBack`). */
   const retire = (id: string): Lease | undefined => {
@@ -285,7 +309,7 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
     return lease;
   };
   /** A lease that ended with no call to carry it back is given back on its own: until then other replicas at its top wait for it. */
-  const giveBack = ({ key, id, units }: Lease) => hitCommand(...keysOf(key), key.limit, 0, 0, -1, 0, "", id, units).catch(() => {});
+  const giveBack = (lease: Lease) => hitCommand(...scriptArgs(lease.key, { size: 0, settle: lease })).catch(() => {});
   const onLeaseEnd = (lease: Lease) => {
     const id = idOf(lease.key);
     if (leases.get(id) !== lease) return;
@@ -385,11 +409,7 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
   };
 
   const attempt = async (key: LimitedKey, countedElsewhere?: CountedElsewhere, force = false): Promise<RateLimitDecision | LeaseWait> => {
-    if (countedElsewhere || force) {
-      const args: Parameters<HitCommand> = [...keysOf(key), key.limit, 1, countedElsewhere?.count ?? 0, countedElsewhere?.window ?? -1];
-      if (force) args.push(0, "", "", 0, 1);
-      return decisionInBatch(await hitCommand(...args), key.limit, 0, 1);
-    }
+    if (countedElsewhere || force) return decisionInBatch(await hitCommand(...scriptArgs(key, { elsewhere: countedElsewhere, force })), key.limit, 0, 1);
     const id = idOf(key);
     const inFlight = leaseCalls.get(id);
     if (inFlight) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
+import { leaseBand } from "../../../gateway/src/ratelimit/limiter";
 import { redisKeys } from "../../../gateway/src/ratelimit/redis-keys";
 import { apiClient, type ApiResponse, type Call } from "../../harness/http";
 import { startSystem, type TestSystem } from "../../harness/system";
@@ -13,8 +14,8 @@ const LIMIT = 600;
 const REQUESTS = 1500;
 /** Past this count (nine tenths of the limit) no lease is granted and every request is counted in Redis. */
 const EXACT_TAIL = LIMIT / 10;
-/** How far below the truth a leased Remaining may be: a tenth of the limit, at least 50. */
-const LEASE_BAND = Math.max(LIMIT / 10, 50);
+/** How far below the truth a leased Remaining may be. */
+const LEASE_BAND = leaseBand(LIMIT);
 let system: TestSystem;
 let tenant: Tenant;
 
