@@ -19,6 +19,7 @@ import { serviceDataOf } from "./admin/workspaces/service-data";
 import { createGatewayMetrics } from "./metrics";
 import { gatewayProcess } from "./definition";
 import { createIdempotency } from "./idempotency";
+import { GivenUpAnswers } from "./proxy/given-up-answers";
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -161,6 +162,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
       observe: metrics.observeRequest,
       onUpstreamError: metrics.observeUpstreamError,
       idempotency,
+      givenUpAnswers: new GivenUpAnswers(),
     },
     admin: {
       sql: database.sql,

@@ -23,6 +23,8 @@ export interface ForwardRequest {
   timeoutMs: number;
   /** Told why the service did not answer (for metrics). */
   onError?: (kind: UpstreamErrorKind) => void;
+  /** Told when the service's answer, passed on as it comes, is given up before its end (its client went away). */
+  onGivenUp?: () => void;
 }
 
 /** unreachable: no connection was made; timeout: no answer in time; lost: the connection broke before the answer. */
@@ -86,5 +88,26 @@ export async function forward(request: ForwardRequest): Promise<Answer> {
   }
   // Read whole: passed on as it is, with no Response made of it, in one write to the client.
   if (answer.body === null || answer.body instanceof Uint8Array) return new PlainAnswer(answer.status, answer.headers, answer.body);
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  const body = request.onGivenUp ? tellingGiveUp(answer.body, request.onGivenUp) : answer.body;
+  return new Response(body, { status: answer.status, headers: answer.headers });
+}
+
+/** The same body, which tells `givenUp` when its reader cancels it before its end. */
+function tellingGiveUp(body: ReadableStream<Uint8Array>, givenUp: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const read = await reader.read();
+        if (read.done) controller.close();
+        else controller.enqueue(read.value);
+      },
+      cancel(reason) {
+        givenUp();
+        return reader.cancel(reason);
+      },
+    },
+    // Nothing is read from the service before the client's side asks for it.
+    { highWaterMark: 0 },
+  );
 }

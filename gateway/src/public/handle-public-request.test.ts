@@ -7,6 +7,7 @@ import { unauthorized } from "../auth/extract-credential";
 import { createMemoryAuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
 import { createMemoryLimiter } from "../ratelimit/memory-limiter";
 import { createRouteTable } from "../routing/route-table";
+import { GivenUpAnswers } from "../proxy/given-up-answers";
 import { createPublicRequestHandler, type PublicRequestDeps } from "./handle-public-request";
 
 /*
@@ -65,8 +66,10 @@ interface Received {
 let upstream: ReturnType<typeof Bun.serve>;
 let upstreamUrl: string;
 let received: Received[] = [];
-/** What the fake service does next: answer, or hang past the gateway's timeout. */
-let upstreamMode: "answer" | "hang" = "answer";
+/** What the fake service does next: answer, hang past the gateway's timeout, or stream a long answer. */
+let upstreamMode: "answer" | "hang" | "stream" = "answer";
+/** The long answer's length: too long for the gateway to read whole, so passed on as it comes. */
+const STREAMED_ANSWER_BYTES = 4 * MiB;
 
 beforeAll(() => {
   upstream = Bun.serve({
@@ -77,6 +80,18 @@ beforeAll(() => {
       const bodyBytes = (await request.arrayBuffer()).byteLength;
       received.push({ method: request.method, path: url.pathname + url.search, headers: request.headers, bodyBytes });
       if (upstreamMode === "hang") await new Promise((resolve) => setTimeout(resolve, 500));
+      if (upstreamMode === "stream") {
+        let sent = 0;
+        const piece = new Uint8Array(64 * 1024).fill(0x61);
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent >= STREAMED_ANSWER_BYTES) return controller.close();
+            sent += piece.byteLength;
+            controller.enqueue(piece);
+          },
+        });
+        return new Response(body, { headers: { "content-type": "application/json" } });
+      }
       return Response.json({ served: true }, { status: request.method === "POST" ? 201 : 200, headers: { "x-from-service": "yes" } });
     },
   });
@@ -125,6 +140,7 @@ function setup(overrides: Partial<PublicRequestDeps> = {}): Setup {
     defaultRateLimit: 100,
     logger,
     observe: (event) => void observed.push(event),
+    givenUpAnswers: new GivenUpAnswers(),
     ...overrides,
   };
   const handler = createPublicRequestHandler(deps);
@@ -320,6 +336,30 @@ describe("what reaches the service", () => {
     expect(principal).toMatchObject({ workspace_id: "ws-1", member_id: "member-1", key_id: "key-member", request_id: "req-123", visible_team_ids: ["team-1"] });
     expect(principal.scopes).toEqual(["docs:read", "docs:create", "calendar:read", "calendar:create"]);
     await expect(verifyPrincipal(headers.get(PRINCIPAL_HEADER), { method: "DELETE", path: "/v1/new-page" }, signingKey)).rejects.toThrow();
+  });
+
+  test("when a client gives up a long answer before its end, then the workspace's next requests tell the service how long ago, and an answer read to its end tells nothing", async () => {
+    const { handle } = setup();
+    const principalOfNext = async () => {
+      received = [];
+      upstreamMode = "answer";
+      await (await handle(request("GET", "/v1/new-page", { key: "key-member" }))).arrayBuffer();
+      return verifyPrincipal(received[0]!.headers.get(PRINCIPAL_HEADER), { method: "GET", path: "/v1/new-page" }, signingKey);
+    };
+    upstreamMode = "stream";
+    const readWhole = await handle(request("GET", "/v1/new-page", { key: "key-member" }));
+    expect((await readWhole.arrayBuffer()).byteLength).toBe(STREAMED_ANSWER_BYTES);
+    expect((await principalOfNext()).answer_given_up_ms_ago).toBeUndefined();
+
+    upstreamMode = "stream";
+    const givenUp = await handle(request("GET", "/v1/new-page", { key: "key-member" }));
+    const reader = givenUp.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+    await Bun.sleep(50);
+    const principal = await principalOfNext();
+    expect(principal.answer_given_up_ms_ago).toBeGreaterThanOrEqual(50);
+    expect(principal.answer_given_up_ms_ago).toBeLessThan(5_000);
   });
 
   test("when the service cannot be reached, then the answer is 503 with Retry-After and the kind is reported", async () => {

@@ -1,6 +1,7 @@
 import { requestIdOf, type Answer, type BodyBudget, type IncomingRequest, type Logger, type SendUpstream, type ServiceName, type SigningKey } from "@ws/shared";
 import type { Authenticator } from "../auth/authenticator";
 import type { UpstreamErrorKind } from "../proxy/forward";
+import type { GivenUpAnswers } from "../proxy/given-up-answers";
 import type { RateLimiter } from "../ratelimit/limiter";
 import type { AuthFailureLimiter } from "../ratelimit/auth-failure-limiter";
 import type { Idempotency } from "../idempotency";
@@ -32,6 +33,8 @@ export interface PublicRequestDeps {
   onUpstreamError?: (service: ServiceName, kind: UpstreamErrorKind) => void;
   /** Idempotency-Key on POSTs: replays a key's first answer instead of forwarding again. */
   idempotency?: Idempotency;
+  /** Answers whose clients gave them up before their end, by workspace: the services hear of them in the principal. */
+  givenUpAnswers: GivenUpAnswers;
 }
 
 /**

@@ -106,6 +106,25 @@ describe("answers whose clients take none of them, when the budget is full", () 
     expect(budget.inUse()).toBe(90);
   });
 
+  test("when a holder gave up an answer lately, then its next answer gives way once stalled past the shorter limit, while another's stalled as long stays", () => {
+    const budget = createBodyBudget({ ...limits, abandonedCountsMs: 30_000, givenUpStallMs: 500 });
+    const earlier = budget.lease("a");
+    earlier.take(10);
+    earlier.abandoned();
+    earlier.release();
+    const [a, b] = [budget.lease("a"), budget.lease("b")];
+    a.take(45);
+    b.take(45);
+    const ofA = answerOf(a, 400);
+    const ofB = answerOf(b, 600);
+    // Neither is past its limit yet: a's 400 ms is under 500, b's 600 ms under 15 s.
+    expect(refusal(() => budget.lease("c").take(30))).toMatchObject({ status: 503 });
+    expect([ofA.cuts, ofB.cuts]).toEqual([0, 0]);
+    const later = answerOf(a, 700);
+    expect(refusal(() => budget.lease("c").take(30))).toBeUndefined();
+    expect([later.cuts, ofB.cuts]).toEqual([1, 0]);
+  });
+
   test("when one stalled answer is not enough room, then the next stalled longest is cut too", () => {
     const budget = createBodyBudget({ ...limits, perKeyBytes: 100 });
     const leases = [budget.lease("a"), budget.lease("b"), budget.lease("c")];
@@ -183,6 +202,26 @@ describe("a holder that gave up an answer before it went out whole", () => {
   test("when the budget does not count given-up answers, then a holder asking again at once is a newcomer", () => {
     const budget = createBodyBudget({ ...limits, abandonedCountsMs: undefined });
     afterAnswerOfA(budget, "given up");
+    expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
+  });
+
+  test("when an answer that went out whole is told given up later, then its holder counts as holding room from the time it was given up", async () => {
+    const budget = createBodyBudget({ ...limits, abandonedCountsMs: 100 });
+    afterAnswerOfA(budget, "sent");
+    budget.givenUp("a", Date.now() - 60);
+    expect(refusal(() => budget.lease("a").take(45))).toMatchObject({ status: 429 });
+    // Told of an older give-up, it keeps the newer one.
+    budget.givenUp("a", Date.now() - 1000);
+    await Bun.sleep(20);
+    expect(refusal(() => budget.lease("a").take(45))).toMatchObject({ status: 429 });
+    await Bun.sleep(40);
+    expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
+  });
+
+  test("when a give-up is told longer ago than the time it counts, then its holder is a newcomer", () => {
+    const budget = createBodyBudget(limits);
+    afterAnswerOfA(budget, "sent");
+    budget.givenUp("a", Date.now() - 1000);
     expect(refusal(() => budget.lease("a").take(45))).toBeUndefined();
   });
 });

@@ -17,6 +17,13 @@ export interface BodyBudget {
   lease(key?: string, group?: string, items?: BudgetItems): BodyLease;
   /** Bytes held now, in all (for metrics and tests). */
   inUse(): number;
+  /**
+   * `holder`'s client gave up an answer at `at` where this budget could not
+   * see it (it had left this process whole, and sat in the sockets' buffers
+   * when its client went): counted as `abandoned()` from then, when the
+   * limits count such answers at all.
+   */
+  givenUp(holder: string, at: number): void;
 }
 
 export interface BodyLease {
@@ -61,6 +68,16 @@ export interface AnswerInTransit {
  */
 export const STALLED_ANSWER_GIVES_WAY_MS = 15_000;
 
+/**
+ * How long a holder whose client gave up an answer before it went out whole
+ * still counts as holding room (abandonedCountsMs): twice the time after which
+ * an unread answer gives way, so a client renewing its unread answers before
+ * they can be cut (every 7 s, as a hostile client did, with a mark of 3 s) is
+ * still marked at its next ask. The gateway tells a service of an answer given
+ * up for as long (in the principal), when the service could not see it.
+ */
+export const ANSWER_GIVEN_UP_COUNTS_MS = 2 * STALLED_ANSWER_GIVES_WAY_MS;
+
 export interface BodyBudgetLimits {
   totalBytes: number;
   /** A holder's share; absent: one holder may use the whole budget. */
@@ -89,6 +106,17 @@ export interface BodyBudgetLimits {
    * another holder kept the budget busy.
    */
   abandonedCountsMs?: number;
+  /**
+   * How long an answer of a holder that counts as having given one up
+   * (abandonedCountsMs) may take nothing before it gives way to a take the
+   * total cannot cover (absent: STALLED_ANSWER_GIVES_WAY_MS, as any other).
+   * A holder's mark ends while it is refused (refusals do not renew it, or an
+   * honest client that gave up once would stay refused): two workspaces
+   * renewing unread answers every 7 s then held the budget together each time
+   * one's mark had ended, and a third's read was refused at its ask and its
+   * retry. The other's answer, unread, now gives way to that read.
+   */
+  givenUpStallMs?: number;
   /**
    * How long a holder refused for the total keeps its place in line after its
    * last refused ask (absent: no line). Holders refused after it, and newcomers,
@@ -133,6 +161,12 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   let total = 0;
   /** When each holder last gave up an answer before it went out whole (kept while it still counts). */
   const abandonedAt = new Map<string, number>();
+  const markAbandoned = (holder: string, at: number) => {
+    if (limits.abandonedCountsMs === undefined) return;
+    // Holders that gave up once and never came back are forgotten, not kept for ever.
+    if (abandonedAt.size >= 1024) for (const known of [...abandonedAt.keys()]) recentlyAbandoned(known);
+    abandonedAt.set(holder, Math.max(at, abandonedAt.get(holder) ?? at));
+  };
   const recentlyAbandoned = (holder: string): boolean => {
     const at = abandonedAt.get(holder);
     if (at === undefined) return false;
@@ -168,17 +202,21 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     const cameBack = place.cameBack || now - place.since >= (limits.cameBackAfterMs ?? 0);
     Object.assign(place, { bytes: Math.max(place.bytes, bytes), until, cameBack });
   };
-  /** Leases whose bytes are on their way out, each with its answer. */
-  const sending = new Map<BodyLease, AnswerInTransit>();
-  /** Cuts the answers stalled longest (past STALLED_ANSWER_GIVES_WAY_MS) until `bytes` fit the total; false if they still do not. */
+  /** Leases whose bytes are on their way out, each with its answer and its holder. */
+  const sending = new Map<BodyLease, { answer: AnswerInTransit; key: string | undefined }>();
+  /** How long an answer of `holder` may take nothing before it gives way. */
+  const stallAllowedMs = (holder: string | undefined): number =>
+    holder !== undefined && limits.givenUpStallMs !== undefined && recentlyAbandoned(holder) ? limits.givenUpStallMs : STALLED_ANSWER_GIVES_WAY_MS;
+  /** Cuts the answers stalled longest (each past what its holder is allowed) until `bytes` fit the total; false if they still do not. */
   const makeRoom = (bytes: number): boolean => {
     while (total + bytes > limits.totalBytes) {
+      const now = Date.now();
       let oldest: [BodyLease, AnswerInTransit] | undefined;
-      let oldestSince = Date.now() - STALLED_ANSWER_GIVES_WAY_MS;
-      for (const entry of sending) {
-        const since = entry[1].stalledSince();
-        if (since !== undefined && since <= oldestSince) {
-          oldest = entry;
+      let oldestSince = Number.POSITIVE_INFINITY;
+      for (const [lease, { answer, key }] of sending) {
+        const since = answer.stalledSince();
+        if (since !== undefined && since < oldestSince && now - since >= stallAllowedMs(key)) {
+          oldest = [lease, answer];
           oldestSince = since;
         }
       }
@@ -198,6 +236,7 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   };
   return {
     inUse: () => total,
+    givenUp: markAbandoned,
     lease(key, group, items = budgetItems) {
       let held = 0;
       const count = (bytes: number) => {
@@ -230,13 +269,10 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           if (bytes > 0) count(bytes);
         },
         sending(answer) {
-          if (held > 0) sending.set(lease, answer);
+          if (held > 0) sending.set(lease, { answer, key });
         },
         abandoned() {
-          if (key === undefined || limits.abandonedCountsMs === undefined) return;
-          // Holders that gave up once and never came back are forgotten, not kept for ever.
-          if (abandonedAt.size >= 1024) for (const holder of [...abandonedAt.keys()]) recentlyAbandoned(holder);
-          abandonedAt.set(key, Date.now());
+          if (key !== undefined) markAbandoned(key, Date.now());
         },
         release() {
           sending.delete(lease);

@@ -21,6 +21,16 @@ describe("the internal principal token", () => {
     expect(await verifyPrincipal(signPrincipal(principal, request, key), request, key)).toEqual(principal);
   });
 
+  test("when the gateway tells of an answer given up, then the services read how long ago; any other value is not read", async () => {
+    const told = await verifyPrincipal(signPrincipal({ ...principal, answer_given_up_ms_ago: 1200 }, request, key), request, key);
+    expect(told.answer_given_up_ms_ago).toBe(1200);
+    for (const other of [-1, "1200", null]) {
+      const read = await verifyPrincipal(signPrincipal({ ...principal, answer_given_up_ms_ago: other as number }, request, key), request, key);
+      expect(Object.hasOwn(read, "answer_given_up_ms_ago")).toBe(false);
+    }
+    expect(Object.hasOwn(await verifyPrincipal(signPrincipal(principal, request, key), request, key), "answer_given_up_ms_ago")).toBe(false);
+  });
+
   test("when the token is presented for another method or path, then it is refused", async () => {
     const token = signPrincipal(principal, request, key);
     await expect(verifyPrincipal(token, { method: "GET", path: "/v1/new-page/y" }, key)).rejects.toThrow();

@@ -133,8 +133,10 @@ export function verifiedPrincipal(token: string | null, request: { method: strin
   } catch {
     throw new ApiError("invalid_token", "The internal principal is not valid.");
   }
-  const { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id } = claims as unknown as Principal;
-  return { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id };
+  const { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id, answer_given_up_ms_ago } = claims as unknown as Principal;
+  const principal: Principal = { workspace_id, member_id, key_id, scopes, target_team_ids, visible_team_ids, request_id };
+  if (typeof answer_given_up_ms_ago === "number" && answer_given_up_ms_ago >= 0) principal.answer_given_up_ms_ago = answer_given_up_ms_ago;
+  return principal;
 }
 
 /** verifiedPrincipal, as a promise. */

@@ -5,7 +5,7 @@ import { ANSWERS_IN_TRANSIT } from "../../idempotency";
 import { forward } from "../../proxy/forward";
 import type { PublicRequestDeps } from "../handle-public-request";
 
-type ForwardDeps = Pick<PublicRequestDeps, "bodyBudget" | "idempotency" | "signingKey" | "upstreams" | "sendUpstream" | "upstreamTimeoutMs" | "onUpstreamError">;
+type ForwardDeps = Pick<PublicRequestDeps, "bodyBudget" | "idempotency" | "signingKey" | "upstreams" | "sendUpstream" | "upstreamTimeoutMs" | "onUpstreamError" | "givenUpAnswers">;
 
 /**
  * A body declared this long or shorter is read whole before a connection to
@@ -75,6 +75,7 @@ export async function forwardToService(
         target_team_ids: credential.targetTeamIds,
         visible_team_ids: credential.visibleTeamIds,
         request_id: requestId,
+        answer_given_up_ms_ago: deps.givenUpAnswers.msAgo(credential.workspaceId),
       },
       { method: request.method, path: url.pathname },
       deps.signingKey,
@@ -91,6 +92,7 @@ export async function forwardToService(
       requestId,
       timeoutMs: deps.upstreamTimeoutMs,
       onError: deps.onUpstreamError && ((kind) => deps.onUpstreamError!(route.service, kind)),
+      onGivenUp: () => deps.givenUpAnswers.mark(credential.workspaceId),
     });
     if (!deps.idempotency || !idempotent) return await send();
     // The answer the idempotency layer holds in memory (a replay, or the first answer it stored) stays charged

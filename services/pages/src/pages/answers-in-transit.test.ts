@@ -101,4 +101,19 @@ describe("answers in transit, in the pages service", () => {
       sendAll();
     }
   });
+
+  test("when the gateway says a workspace's client gave up an answer the service had sent whole, then that workspace leaves 10 MiB free like one that gave up here: its 15 MiB list is 429 beside another's", async () => {
+    const half = "x".repeat(7.5 * MiB);
+    const [a, b, c] = [workspace(), workspace(), workspace()];
+    for (const who of [a, b, c]) await createPages(who, 2, half);
+    try {
+      expect((await send(a, "GET", `${PAGES}?per_page=2`)).status).toBe(200);
+      // c's last list went out whole here, and its client gave it up 2 s ago, as the gateway saw.
+      expectShareRefusal(await send({ ...c, answer_given_up_ms_ago: 2_000 }, "GET", `${PAGES}?per_page=2`));
+      // One the gateway saw no give-up of is a newcomer: 15 + 15 MiB fit the 32 MiB budget.
+      expect((await send(b, "GET", `${PAGES}?per_page=2`)).status).toBe(200);
+    } finally {
+      sendAll();
+    }
+  });
 });

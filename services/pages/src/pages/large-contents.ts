@@ -1,4 +1,4 @@
-import { PUBLIC_SERVICES, STALLED_ANSWER_GIVES_WAY_MS, StreamedJson, SERVICE_ANSWER_IN_MEMORY_MAX_BYTES, createBodyBudget, type AnswerHold, type BodyLease, type PageList, type Sql } from "@ws/shared";
+import { ANSWER_GIVEN_UP_COUNTS_MS, PUBLIC_SERVICES, StreamedJson, SERVICE_ANSWER_IN_MEMORY_MAX_BYTES, createBodyBudget, type AnswerHold, type BodyLease, type PageList, type Principal, type Sql } from "@ws/shared";
 import { LISTED_CONTENT_MAX_BYTES, findPage, pageContents, withContent, type ListedPage, type PageRow } from "./repository";
 
 /**
@@ -43,26 +43,39 @@ export const PLACE_KEPT_MS = 3_000;
 export const PLACE_CLAIMED_AFTER_MS = 500;
 
 /**
- * How long a workspace that gave up an answer before it went out whole still
- * counts as holding room, so must leave LARGE_CONTENTS_KEPT_FREE_BYTES free:
- * two workspaces asking for 15 MiB lists, reading nothing and asking again
- * every 0.8 s (answers too young to be cut) were newcomers at every ask and
- * kept a third workspace's retries 503, 16 times in 16. Twice the time after
- * which an unread answer gives way: a workspace renewing its unread answers
- * before they can be cut (every 7 s, as a hostile client did, with a mark of
- * 3 s) is still marked at its next ask. The price: an honest workspace whose
- * client gave up an answer (it timed out) is refused its large reads for up to
- * 30 s while others hold more than the budget less 10 MiB and its read.
+ * How long an answer of a workspace that gave one up in the last 30 s may take
+ * nothing before it gives way to another workspace's read the budget cannot
+ * cover: half the Retry-After (1 s), so a read refused at its ask finds that
+ * answer cut at its retry. Two workspaces renewing unread 15 MiB lists every
+ * 7 s hold the budget together whenever one's mark has ended (it does while
+ * the workspace is refused); without this a third workspace's read was refused
+ * at its ask and its retry, for up to 7 s each time (2 to 3 reads of 150 in
+ * runs of two minutes). The price: a workspace whose client gave up an answer, reading its
+ * next one in bursts, may see it cut while the budget is full.
  */
-export const ABANDONED_COUNTS_MS = 2 * STALLED_ANSWER_GIVES_WAY_MS;
+export const GIVEN_UP_STALL_MS = 500;
 
+/*
+ * A workspace that gave up an answer before it went out whole still counts as
+ * holding room for ANSWER_GIVEN_UP_COUNTS_MS (30 s), so must leave
+ * LARGE_CONTENTS_KEPT_FREE_BYTES free: two workspaces asking for 15 MiB lists,
+ * reading nothing and asking again every 0.8 s (answers too young to be cut)
+ * were newcomers at every ask and kept a third workspace's retries 503, 16
+ * times in 16. An answer can leave this process whole and still go unread: up
+ * to 15 MiB of it fits in the sockets' buffers between here and the client.
+ * The gateway sees that client go, and says so in the principal
+ * (`answer_given_up_ms_ago`). The price: an honest workspace whose client gave
+ * up an answer (it timed out) is refused its large reads for up to 30 s while
+ * others hold more than the budget less 10 MiB and its read.
+ */
 const budget = createBodyBudget({
   totalBytes: LARGE_CONTENTS_BYTES,
   perKeyBytes: LARGE_CONTENTS_PER_WORKSPACE_BYTES,
   holder: "workspace",
   items: { noun: "large page contents", reason: "list_answers_in_transit" },
   keepFreeForNewHolders: LARGE_CONTENTS_KEPT_FREE_BYTES,
-  abandonedCountsMs: ABANDONED_COUNTS_MS,
+  abandonedCountsMs: ANSWER_GIVEN_UP_COUNTS_MS,
+  givenUpStallMs: GIVEN_UP_STALL_MS,
   placeKeptMs: PLACE_KEPT_MS,
   cameBackAfterMs: PLACE_CLAIMED_AFTER_MS,
 });
@@ -73,11 +86,13 @@ export function largeContentsInTransit(): number {
 }
 
 /**
- * Room in the budget for one answer of the workspace, held until that answer
- * has been sent. Only an answer that takes room is held: the others go out as
- * they are made.
+ * Room in the budget for one answer of the principal's workspace, held until
+ * that answer has been sent. Only an answer that takes room is held: the
+ * others go out as they are made.
  */
-export function largeContentsLease(workspaceId: string, holdUntilAnswered: (hold: AnswerHold) => void): BodyLease {
+export function largeContentsLease(principal: Principal, holdUntilAnswered: (hold: AnswerHold) => void): BodyLease {
+  const workspaceId = principal.workspace_id;
+  if (principal.answer_given_up_ms_ago !== undefined) budget.givenUp(workspaceId, Date.now() - principal.answer_given_up_ms_ago);
   const lease = budget.lease(workspaceId);
   let held = false;
   // The budget's lease itself, but the first take that holds room also hands it to the answer.

@@ -73,7 +73,7 @@ export async function createPage(sql: Pool, principal: Principal, body: CreatePa
 export async function getPage(sql: Pool, principal: Principal, id: string, holdUntilAnswered: (hold: AnswerHold) => void): Promise<Page | StreamedJson> {
   const listed = await visiblePage(principal, id, (workspaceId, pageId) => pages.findListedPage(sql, workspaceId, pageId));
   if (listed.content !== null) return pages.withContent(listed, listed.content);
-  largeContentsLease(principal.workspace_id, holdUntilAnswered).take(listed.content_json_bytes);
+  largeContentsLease(principal, holdUntilAnswered).take(listed.content_json_bytes);
   return streamedPage(await visiblePage(principal, id, (workspaceId, pageId) => pages.findPage(sql, workspaceId, pageId)));
 }
 
@@ -115,7 +115,7 @@ export async function listPages(
   if (nothing) return { data: [], total: 0, page: paging.page, per_page: paging.perPage };
   const filter = { workspaceId: principal.workspace_id, ...visibility, title: query.title };
   const order = { sort: query.sort ?? "updated_at", order: query.order ?? "desc" } as const;
-  const lease = largeContentsLease(principal.workspace_id, holdUntilAnswered);
+  const lease = largeContentsLease(principal, holdUntilAnswered);
   let large: Iterable<Page> | AsyncIterable<Page> | undefined;
   const list = await readList(sql, paging, {
     count: (tx) => pages.countPages(tx, filter),
