@@ -217,6 +217,35 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     expect(await counter(redis, key)).toEqual({ count: 120, leases: 0, outstanding: 0 });
   });
 
+  test("when a holder stalls past its lease's grace and gives the lease back before the limit is reached, then the key still admits exactly its limit", async () => {
+    const slow = client();
+    const holder = createRedisLimiter(slow, policy);
+    const redis = client();
+    const other = createRedisLimiter(redis, policy);
+    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 100 };
+    await awayFromMinuteEnd();
+    const first = await Promise.all(Array.from({ length: 4 }, () => holder.hit(key)));
+    // Stalled: what it writes (its give-back at the lease's end) waits in its socket.
+    slow.stream.cork();
+    expect(await counter(redis, key)).toEqual({ count: 20, leases: 1, outstanding: 1 });
+    const decisions = [];
+    // Past the lease's top (4 + the band) the other waits for the lease's end and grace, then counts its 16 units as spent.
+    for (let i = 0; i < 50; i++) decisions.push(await other.hit(key));
+    expect(await counter(redis, key)).toEqual({ count: 70, leases: 0, outstanding: 0 });
+    slow.stream.uncork();
+    const giveUpAt = performance.now() + 1000;
+    let read = await counter(redis, key);
+    while (read.count === 70 && performance.now() < giveUpAt) {
+      await Bun.sleep(10);
+      read = await counter(redis, key);
+    }
+    // What it did not spend counts no more.
+    expect(read).toEqual({ count: 54, leases: 0, outstanding: 0 });
+    for (let i = 0; i < 60; i++) decisions.push(await other.hit(key));
+    expect([...first, ...decisions].filter((d) => d.outcome === "allowed").length).toBe(key.limit);
+    expect(decisions.filter((d) => d.outcome === "allowed").map((d) => d.remaining).slice(-3)).toEqual([2, 1, 0]);
+  });
+
   test("when the window ends with a lease outstanding, then the new window starts from its own requests and the old lease gives nothing back into it", async () => {
     const redis = client();
     const holder = createRedisLimiter(redis, policy);

@@ -42,13 +42,15 @@ const WAITER_TURN_MS = 10;
  * outstanding leases drain meanwhile, and the waiting call is counted before
  * a replica that keeps its key busy takes the next band. The next lease
  * granted while none is outstanding sets a new top. A lease not given back
- * LEASE_GRACE_MS after its end counts as spent.
+ * LEASE_GRACE_MS after its end counts as spent (`X<id>` keeps its units): if
+ * its holder was only slow and gives it back later, what it did not spend is
+ * uncounted then.
  *
  * The suspension policy, the window and the lease timings are the same for
  * every call, so they are written into the script rather than sent each time:
  * every argument costs the gateway CPU on every call.
  *
- * KEYS: counter hash {w: window, c: count, s: suspended this window, n, nl, b, L<id>...}, suspension marker, epoch.
+ * KEYS: counter hash {w: window, c: count, s: suspended this window, n, nl, b, L<id>..., X<id>...}, suspension marker, epoch.
  * ARGV: limit[, requests in the batch (1 when absent)[, requests counted elsewhere, their window
  *       [, lease wanted, its id, lease to give back, its unused units, 1 to count past outstanding leases]]].
  * Returns: count, Redis TIME seconds, microseconds, milliseconds of suspension left, epoch,
@@ -74,12 +76,17 @@ if tonumber(redis.call('HGET', KEYS[1], 'w')) ~= window then
 end
 if ARGV[7] and ARGV[7] ~= '' then
   local held = redis.call('HGET', KEYS[1], 'L' .. ARGV[7])
-  if held then
-    local units = tonumber(string.match(held, '^(%d+)'))
+  local spent = held == false and redis.call('HGET', KEYS[1], 'X' .. ARGV[7])
+  if held or spent then
+    local units = tonumber(string.match(held or spent, '^(%d+)'))
     local unused = math.min(units, tonumber(ARGV[8]))
     if unused > 0 then redis.call('HINCRBY', KEYS[1], 'c', -unused) end
-    redis.call('HDEL', KEYS[1], 'L' .. ARGV[7])
-    redis.call('HINCRBY', KEYS[1], 'n', -1)
+    if held then
+      redis.call('HDEL', KEYS[1], 'L' .. ARGV[7])
+      redis.call('HINCRBY', KEYS[1], 'n', -1)
+    else
+      redis.call('HDEL', KEYS[1], 'X' .. ARGV[7])
+    end
   end
 end
 local ceiling = math.floor(limit * 9 / 10)
@@ -94,6 +101,7 @@ if add > 0 and count > top and ARGV[9] ~= '1' and outstanding > 0 then
       local expiry = tonumber(string.match(fields[i + 1], ' (%d+)$'))
       if expiry + ${LEASE_GRACE_MS} < nowMs then
         redis.call('HDEL', KEYS[1], fields[i])
+        redis.call('HSET', KEYS[1], 'X' .. string.sub(fields[i], 2), string.match(fields[i + 1], '^(%d+)'))
         outstanding = redis.call('HINCRBY', KEYS[1], 'n', -1)
       elseif expiry > latest then
         latest = expiry
