@@ -30,16 +30,36 @@ async function counter(redis: Redis, key: LimitedKey) {
   return { count: Number(fields.c ?? 0), leases: Object.keys(fields).filter((name) => name.startsWith("L")).length, outstanding: Number(fields.n ?? 0) };
 }
 
-/** The key's counter once its leases are given back: read until it holds no lease (at most a second), then as it is. */
-async function counterWhenGivenBack(redis: Redis, key: LimitedKey) {
+/** The key's counter once `settled` holds for it (read for at most a second), else as it is then. */
+async function counterOnce(redis: Redis, key: LimitedKey, settled: (read: Awaited<ReturnType<typeof counter>>) => boolean) {
   const giveUpAt = performance.now() + 1000;
-  await Bun.sleep(LEASE_MS);
   let read = await counter(redis, key);
-  while (read.leases > 0 && performance.now() < giveUpAt) {
+  while (!settled(read) && performance.now() < giveUpAt) {
     await Bun.sleep(10);
     read = await counter(redis, key);
   }
   return read;
+}
+
+/** The key's counter once its leases are given back. */
+async function counterWhenGivenBack(redis: Redis, key: LimitedKey) {
+  await Bun.sleep(LEASE_MS);
+  return counterOnce(redis, key, (read) => read.leases === 0);
+}
+
+/**
+ * Two replicas on their own Redis connections, and a key of `limit` whose first 4 requests came at once to
+ * the holder: it took a lease of 16 units (count 20), which it still holds.
+ */
+async function holderWithLease(limit: number) {
+  const holderRedis = client();
+  const holder = createRedisLimiter(holderRedis, policy);
+  const redis = client();
+  const other = createRedisLimiter(redis, policy);
+  const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit };
+  await awayFromMinuteEnd();
+  const first = await Promise.all(Array.from({ length: 4 }, () => holder.hit(key)));
+  return { holderRedis, redis, other, key, first };
 }
 
 /** A hit as `RedisLimiter.hit` makes it, telling whether the lease decided it and how often it was told to wait. */
@@ -187,16 +207,10 @@ describe.skipIf(!url)("leases of a key's quota", () => {
   });
 
   test("when a replica dies holding a lease, then another that reaches the lease's top waits for its end and grace, and the unspent units stay spent", async () => {
-    const dying = client();
-    const holder = createRedisLimiter(dying, policy);
-    const redis = client();
-    const other = createRedisLimiter(redis, policy);
-    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 100 };
-    await awayFromMinuteEnd();
-    await Promise.all(Array.from({ length: 4 }, () => holder.hit(key)));
+    const { holderRedis, redis, other, key } = await holderWithLease(100);
     const grantedAt = performance.now();
     // Gone before it can give the lease back.
-    dying.disconnect();
+    holderRedis.disconnect();
     expect(await counter(redis, key)).toEqual({ count: 20, leases: 1, outstanding: 1 });
     const decisions = [];
     let firstPastTopAt = 0;
@@ -218,29 +232,17 @@ describe.skipIf(!url)("leases of a key's quota", () => {
   });
 
   test("when a holder stalls past its lease's grace and gives the lease back before the limit is reached, then the key still admits exactly its limit", async () => {
-    const slow = client();
-    const holder = createRedisLimiter(slow, policy);
-    const redis = client();
-    const other = createRedisLimiter(redis, policy);
-    const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 100 };
-    await awayFromMinuteEnd();
-    const first = await Promise.all(Array.from({ length: 4 }, () => holder.hit(key)));
+    const { holderRedis, redis, other, key, first } = await holderWithLease(100);
     // Stalled: what it writes (its give-back at the lease's end) waits in its socket.
-    slow.stream.cork();
+    holderRedis.stream.cork();
     expect(await counter(redis, key)).toEqual({ count: 20, leases: 1, outstanding: 1 });
     const decisions = [];
     // Past the lease's top (4 + the band) the other waits for the lease's end and grace, then counts its 16 units as spent.
     for (let i = 0; i < 50; i++) decisions.push(await other.hit(key));
     expect(await counter(redis, key)).toEqual({ count: 70, leases: 0, outstanding: 0 });
-    slow.stream.uncork();
-    const giveUpAt = performance.now() + 1000;
-    let read = await counter(redis, key);
-    while (read.count === 70 && performance.now() < giveUpAt) {
-      await Bun.sleep(10);
-      read = await counter(redis, key);
-    }
+    holderRedis.stream.uncork();
     // What it did not spend counts no more.
-    expect(read).toEqual({ count: 54, leases: 0, outstanding: 0 });
+    expect(await counterOnce(redis, key, (read) => read.count !== 70)).toEqual({ count: 54, leases: 0, outstanding: 0 });
     for (let i = 0; i < 60; i++) decisions.push(await other.hit(key));
     expect([...first, ...decisions].filter((d) => d.outcome === "allowed").length).toBe(key.limit);
     expect(decisions.filter((d) => d.outcome === "allowed").map((d) => d.remaining).slice(-3)).toEqual([2, 1, 0]);
