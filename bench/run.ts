@@ -10,26 +10,21 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 import { PERMISSION_LEVELS, signPrincipal, signingKeyFrom, type Principal } from "@ws/shared";
-import { adminClient } from "../gateway/src/definition";
 import {
   freePortBlock,
-  launchSystem,
   REPO_ROOT,
-  seedWorkspace,
-  startChild,
-  stopChild,
   throwawayStorage as testStorage,
-  waitUntilOk,
-  type Child,
   type RunningSystem,
   type SeededWorkspace as Tenant,
   type ThrowawayStorage as TestStorage,
 } from "../scripts/system";
-import { load, median, ratio, sequentialLatency, type LoadFigures } from "./load";
-import { cpuSeconds, describeMachine, memorySampler, redisServerPid } from "./machine";
+import { load, ratio, sequentialLatency, type LoadFigures } from "./load";
+import { describeMachine, memorySampler } from "./machine";
 import { growPages, LIST_QUERIES } from "./scale";
 import { markdownReport } from "./report";
 import { requestedSections, runSections, runSectionsAlone, SECTIONS, type SectionContext } from "./sections";
+import { gatewayCostSection } from "./sections/gateway-cost";
+import { benchTenant, startBenchSystem } from "./system";
 
 process.env.DATABASE_URL ??= "postgres://postgres@127.0.0.1:5432/test";
 process.env.REDIS_URL ??= "redis://127.0.0.1:6379";
@@ -38,7 +33,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const RUN_SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const STABILITY_SECONDS = 60;
 const SIZES = [10_000, 100_000, 1_000_000];
-const BUN = `${REPO_ROOT}node_modules/.bin/bun`;
 const started = performance.now();
 const log = (line: string) => console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`);
 
@@ -48,118 +42,17 @@ async function cleanUp(mark = 0) {
   while (cleanups.length > mark) await cleanups.pop()!().catch((error) => console.error("cleanup failed:", error));
 }
 
-function startBenchProcess(name: string, script: string, env: Record<string, string>): Child {
-  const child = startChild(name, [BUN, `${REPO_ROOT}bench/${script}`], { ...(process.env as Record<string, string>), ...env }, (who, line) => console.log(`[${who}] ${line}`));
-  cleanups.push(() => stopChild(child));
-  return child;
-}
-
-async function startSystem(storage: TestStorage, replicas: number, ports: number, gatewayEnv: Record<string, string> = {}): Promise<RunningSystem> {
-  const system = await launchSystem({
-    replicas,
-    port: ports,
-    adminPort: ports + replicas,
-    pagesPort: ports + 2 * replicas,
-    calendarPort: ports + 2 * replicas + 1,
-    env: { ...storage.env, LOG_LEVEL: "warn", REDIS_URL: process.env.REDIS_URL, ADMIN_TOKEN: undefined },
-    // High enough never to trigger: the bench measures the limiter's cost, not its refusals.
-    gatewayEnv: { RATE_LIMIT_PER_MINUTE: "100000000", ...gatewayEnv },
-    output: (name, line) => {
-      if (/error|fatal/i.test(line)) console.log(`[${name}] ${line}`);
-    },
-    readyTimeoutMs: 90_000,
-  });
+async function startSystem(storage: TestStorage, replicas: number, ports: number): Promise<RunningSystem> {
+  const system = await startBenchSystem(storage, replicas, ports);
   cleanups.push(() => system.stop());
   return system;
-}
-
-/** A workspace and its owner, whose keys get every permission unless told otherwise. */
-function tenant(system: RunningSystem): Promise<Tenant> {
-  const unique = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  return seedWorkspace(adminClient(system.adminUrls[0]!, system.adminToken), { name: `Bench workspace ${unique}`, ownerEmail: `bench-${unique}@example.com` });
 }
 
 function principalFor(workspaceId: string, memberId: string): Principal {
   return { workspace_id: workspaceId, member_id: memberId, key_id: randomUUID(), scopes: [...PERMISSION_LEVELS.docs.full], target_team_ids: null, visible_team_ids: [], request_id: randomUUID() };
 }
 
-/** Per process, the median over the rounds, plus the total. */
-function medianBreakdown(rounds: Record<string, number>[]): Record<string, number> {
-  const names = Object.keys(rounds[0] ?? {});
-  const breakdown = Object.fromEntries(names.map((name) => [name, median(rounds.map((round) => round[name]!))]));
-  return { ...breakdown, total: Object.values(breakdown).reduce((sum, value) => sum + value, 0) };
-}
-
 const summary = (figures: LoadFigures) => ({ ...figures, per_second: undefined });
-
-async function gatewayCost(storage: TestStorage) {
-  const mark = cleanups.length;
-  const ports = await freePortBlock(6);
-  const upstream = startBenchProcess("upstream", "upstream.ts", { PORT: String(ports + 4) });
-  const upstreamUrl = `http://127.0.0.1:${ports + 4}`;
-  const floor = startBenchProcess("floor-proxy", "floor-proxy.ts", { PORT: String(ports + 5), UPSTREAM_URL: upstreamUrl });
-  const floorUrl = `http://127.0.0.1:${ports + 5}`;
-  await waitUntilOk(`${upstreamUrl}/`, upstream, 10_000);
-  await waitUntilOk(`${floorUrl}/`, floor, 10_000);
-  const system = await startSystem(storage, 1, ports, { PAGES_URL: upstreamUrl });
-  const key = await (await tenant(system)).key();
-  const path = `/v1/new-page/${randomUUID()}`;
-  const headers = { authorization: `Bearer ${key}` };
-  const check = await fetch(system.gatewayUrls[0] + path, { headers });
-  if (check.status !== 200) throw new Error(`gateway to the cheap upstream answered ${check.status}: ${await check.text()}`);
-  log("gateway cost: warming up");
-  // Long enough for both to be compiled hot and their connection pools full; a short warm-up left the first round an outlier.
-  await load({ url: floorUrl + path, headers, connections: CONNECTIONS, duration: 5 });
-  await load({ url: system.gatewayUrls[0] + path, headers, connections: CONNECTIONS, duration: 5 });
-  const floorRuns: LoadFigures[] = [];
-  const gatewayRuns: LoadFigures[] = [];
-  // CPU microseconds per request of every process on the path: on two cores they all share the same CPUs.
-  const pids: Record<string, number | undefined> = {
-    "load generator": process.pid,
-    "floor proxy": floor.process.pid,
-    gateway: system.children.find((child) => child.name === "gateway")!.process.pid,
-    upstream: upstream.process.pid,
-    "redis-server": redisServerPid(),
-  };
-  const cpuPerRequest = { floor: [] as Record<string, number>[], gateway: [] as Record<string, number>[] };
-  const measured = async (kind: "floor" | "gateway", url: string) => {
-    const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, pid ? cpuSeconds(pid) : 0]));
-    const figures = await load({ url, headers, connections: CONNECTIONS, duration: RUN_SECONDS });
-    cpuPerRequest[kind].push(
-      Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, pid ? Math.round(((cpuSeconds(pid) - before[name]!) * 1e6) / figures.requests) : 0])),
-    );
-    return figures;
-  };
-  for (let round = 0; round < 3; round++) {
-    floorRuns.push(await measured("floor", floorUrl + path));
-    gatewayRuns.push(await measured("gateway", system.gatewayUrls[0] + path));
-    log(`gateway cost round ${round + 1}: floor ${floorRuns.at(-1)!.rps} req/s, gateway ${gatewayRuns.at(-1)!.rps} req/s`);
-  }
-  const pick = (runs: LoadFigures[]) => ({
-    rps: median(runs.map((run) => run.rps)),
-    p50_ms: median(runs.map((run) => run.p50_ms)),
-    p99_ms: median(runs.map((run) => run.p99_ms)),
-    non2xx: runs.reduce((sum, run) => sum + run.non2xx + run.errors, 0),
-    runs: runs.map((run) => run.rps),
-  });
-  const a = pick(floorRuns);
-  const b = pick(gatewayRuns);
-  await cleanUp(mark);
-  return {
-    connections: CONNECTIONS,
-    seconds_per_run: RUN_SECONDS,
-    floor: a,
-    gateway: b,
-    // Each round's pair ran back to back, so the median of the rounds' ratios is the least touched by drift.
-    ratio: median(gatewayRuns.map((run, i) => ratio(run.rps, floorRuns[i]!.rps))),
-    ratio_of_medians: ratio(b.rps, a.rps),
-    round_ratios: gatewayRuns.map((run, i) => ratio(run.rps, floorRuns[i]!.rps)),
-    cpu_us_per_request: {
-      floor: medianBreakdown(cpuPerRequest.floor),
-      gateway: medianBreakdown(cpuPerRequest.gateway),
-    },
-  };
-}
 
 async function fullSystem(storage: TestStorage) {
   const mark = cleanups.length;
@@ -167,7 +60,7 @@ async function fullSystem(storage: TestStorage) {
   const ports = await freePortBlock(2 * replicas + 2);
   const system = await startSystem(storage, replicas, ports);
   const gateway = system.gatewayUrls[0]!;
-  const owner = await tenant(system);
+  const owner = await benchTenant(system);
   const key = await owner.key();
   const headers = { authorization: `Bearer ${key}` };
   const created = await fetch(`${gateway}/v1/new-page`, {
@@ -308,7 +201,7 @@ async function main() {
   const context: SectionContext = { storage, log, defer: (cleanup) => cleanups.push(cleanup) };
   const only = requestedSections();
   if (only) return console.log(`\n${await runSectionsAlone(only, context, { when: new Date().toISOString(), machine })}`);
-  const gateway = await gatewayCost(storage);
+  const gateway = await gatewayCostSection.run(context);
   const rest = await fullSystem(storage);
   const sections = await runSections(SECTIONS.filter((section) => section.inFullRun), context);
   const results = {

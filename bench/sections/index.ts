@@ -9,6 +9,7 @@ import { REPO_ROOT } from "../../scripts/system/processes";
 import type { TestStorage } from "../../tests/harness/database";
 import { memoryAbuseReport, memoryAbuseSection } from "../memory-abuse";
 import { floorSection } from "./floor";
+import { gatewayCostSection } from "./gateway-cost";
 import { ladderSection } from "./ladder";
 import { profileSection } from "./profile";
 
@@ -37,7 +38,7 @@ const memoryAbuse: Section = {
   report: memoryAbuseReport,
 };
 
-export const SECTIONS: Section[] = [floorSection, ladderSection, profileSection, memoryAbuse];
+export const SECTIONS: Section[] = [gatewayCostSection, floorSection, ladderSection, profileSection, memoryAbuse];
 
 /** The sections named on the command line or in BENCH_SECTIONS; null runs the whole bench. */
 export function requestedSections(argv = process.argv.slice(2), fromEnv = process.env.BENCH_SECTIONS): Section[] | null {
