@@ -1,7 +1,7 @@
 import { HOP_ANSWER_HEADERS, upstreamTimeout, WHOLE_ANSWER_MAX_BYTES, type UpstreamAnswer, type UpstreamRequest } from "../upstream";
 import { ChunkedBody } from "./chunked-body";
 import type { Wire } from "./connection";
-import { chunkOf, EMPTY, HEAD_END, headWithBody, LAST_CHUNK } from "./fields";
+import { chunkOf, EMPTY, HEAD_END, LAST_CHUNK } from "./fields";
 import { Outgoing } from "./outgoing";
 import type { HopDeadline } from "./hop-deadline";
 import { BodyIdleWatch } from "../body-idle-watch";
@@ -167,23 +167,23 @@ export class ClientConnection implements SocketEvents {
     for (let i = 0; i < headers.length; i++) head += `${headers[i]![0]}: ${headers[i]![1]}\r\n`;
     const body = request.body;
     if (body instanceof ReadableStream) {
-      this.outgoing.write(Buffer.from(`${head}transfer-encoding: chunked\r\n\r\n`, "latin1"));
+      this.outgoing.writeHead(`${head}transfer-encoding: chunked\r\n\r\n`);
       void this.streamBody(exchange, body);
       return;
     }
     exchange.requestSent = true;
     if (body === null) {
       if (BODY_METHODS.has(request.method)) head += "content-length: 0\r\n";
-      this.outgoing.write(Buffer.from(`${head}\r\n`, "latin1"));
+      this.outgoing.writeHead(`${head}\r\n`);
       return;
     }
     head += `content-length: ${body.byteLength}\r\n\r\n`;
     if (body.byteLength > ONE_WRITE_BODY_MAX_BYTES) {
-      this.outgoing.write(Buffer.from(head, "latin1"));
+      this.outgoing.writeHead(head);
       this.outgoing.write(body);
       return;
     }
-    this.outgoing.write(headWithBody(head, body));
+    this.outgoing.writeHead(head, body);
   }
 
   /** Sends the body chunked as it is read, no faster than the socket takes it. */

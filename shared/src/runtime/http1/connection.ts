@@ -478,14 +478,14 @@ export class Http1Connection {
     const length = answer.body?.byteLength ?? 0;
     const options = { version: head.minorVersion, closing: this.closeAfter };
     if (head.method === "HEAD" || answer.status === 204 || answer.status === 304) {
-      this.write(responseHead(answer, { ...options, length: head.method === "HEAD" ? length : undefined }));
+      this.writeHead(responseHead(answer, { ...options, length: head.method === "HEAD" ? length : undefined }));
     } else if (length > WHOLE_BODY_MAX_BYTES) {
       // A long body goes in a write of its own: what the socket does not take yet waits as a view of the
       // answer's own bytes, not a copy (a body served to many clients that read none of it is held once).
-      this.write(responseHead(answer, { ...options, length }));
+      this.writeHead(responseHead(answer, { ...options, length }));
       this.write(answer.body!);
     } else {
-      this.write(responseHead(answer, { ...options, length }, answer.body ?? undefined));
+      this.writeHead(responseHead(answer, { ...options, length }), answer.body ?? undefined);
     }
     return true;
   }
@@ -499,11 +499,11 @@ export class Http1Connection {
       await response.body?.cancel().catch(() => {});
       // A HEAD answer keeps the length its GET would have had.
       const length = head.method === "HEAD" ? response.headers.get("content-length") : null;
-      this.write(responseHead(response, { version, closing: this.closeAfter, length: length ?? undefined }));
+      this.writeHead(responseHead(response, { version, closing: this.closeAfter, length: length ?? undefined }));
       return true;
     }
     if (!response.body) {
-      this.write(responseHead(response, { version, closing: this.closeAfter, length: 0 }));
+      this.writeHead(responseHead(response, { version, closing: this.closeAfter, length: 0 }));
       return true;
     }
     const declared = response.headers.get("content-length");
@@ -515,7 +515,7 @@ export class Http1Connection {
       } catch {
         return false;
       }
-      this.write(responseHead(response, { version, closing: this.closeAfter, length: body.byteLength }, body));
+      this.writeHead(responseHead(response, { version, closing: this.closeAfter, length: body.byteLength }), body);
       return true;
     }
     return this.stream(exchange, response, declared === null ? undefined : declaredLength);
@@ -536,13 +536,13 @@ export class Http1Connection {
       if (second.done) {
         const body = first.value ?? new Uint8Array(0);
         if (declaredLength !== undefined && body.byteLength !== declaredLength) return false;
-        this.write(responseHead(response, { version, closing: this.closeAfter, length: body.byteLength }, body));
+        this.writeHead(responseHead(response, { version, closing: this.closeAfter, length: body.byteLength }), body);
         return true;
       }
       // Without a length, HTTP/1.1 chunks the body; HTTP/1.0 can only end it by closing.
       const chunked = declaredLength === undefined && version === 1;
       if (declaredLength === undefined && !chunked) this.closeAfter = true;
-      this.write(responseHead(response, { version, closing: this.closeAfter, length: declaredLength, chunked }));
+      this.writeHead(responseHead(response, { version, closing: this.closeAfter, length: declaredLength, chunked }));
       let sent = 0;
       let next = first;
       for (;;) {
@@ -569,6 +569,13 @@ export class Http1Connection {
   private writeChunk(data: Uint8Array): boolean {
     if (data.byteLength === 0) return true;
     return this.write(chunkOf(data));
+  }
+
+  /** An answer's head, and its body in the same write when given. */
+  private writeHead(head: string, body?: Uint8Array): boolean {
+    if (this.closed) return true;
+    this.lastActivity = Date.now();
+    return this.outgoing.writeHead(head, body);
   }
 
   /** Writes now what the socket takes and keeps the rest for its drain; false when something is waiting. */

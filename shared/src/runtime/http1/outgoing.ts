@@ -1,4 +1,13 @@
 import type { Wire } from "./connection";
+import { headWithBody } from "./fields";
+
+/**
+ * Heads (and the short bodies written with them) are encoded into this one
+ * buffer and written from it: the socket copies what it takes at once, so a
+ * head costs no allocation of its own unless the socket leaves some of it.
+ */
+const SCRATCH_BYTES = 16 * 1024;
+const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 /**
  * What is written to a socket that takes only what fits now: the rest waits,
@@ -32,6 +41,20 @@ export class Outgoing {
     const written = this.wire.write(data);
     if (written >= data.byteLength) return true;
     this.unsent.push(data.subarray(Math.max(0, written)));
+    this.movedAt = Date.now();
+    return false;
+  }
+
+  /** A head (latin1 text, its empty line included) and a body after it, in one write. */
+  writeHead(head: string, body?: Uint8Array): boolean {
+    const length = head.length + (body?.byteLength ?? 0);
+    if (this.unsent.length > 0 || length > SCRATCH_BYTES) return this.write(headWithBody(head, body));
+    scratch.write(head, 0, "latin1");
+    if (body) scratch.set(body, head.length);
+    const written = this.wire.write(scratch.subarray(0, length));
+    if (written >= length) return true;
+    // The rest is kept as a copy: the buffer is the next head's.
+    this.unsent.push(Buffer.from(scratch.subarray(Math.max(0, written), length)));
     this.movedAt = Date.now();
     return false;
   }

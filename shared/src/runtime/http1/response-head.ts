@@ -1,5 +1,4 @@
 import type { FieldReader } from "../incoming-request";
-import { headWithBody } from "./fields";
 
 /** Reason phrases of the statuses answered here; clients ignore the phrase, so any other status goes without one. */
 const REASONS: Record<number, string> = {
@@ -61,11 +60,11 @@ export interface HeadOptions {
 }
 
 /**
- * The status line and headers of an answer, followed by `body` when given, as
- * the bytes to write (header values are byte strings: latin1 keeps them as
+ * The status line and headers of an answer, its empty line included, as text
+ * to write as latin1 (header values are byte strings: latin1 keeps them as
  * they are).
  */
-export function responseHead(response: { status: number; headers: Pick<FieldReader, "forEach"> }, options: HeadOptions, body?: Uint8Array): Buffer {
+export function responseHead(response: { status: number; headers: Pick<FieldReader, "forEach"> }, options: HeadOptions): string {
   const reason = REASONS[response.status];
   let text = reason === undefined ? `HTTP/1.1 ${response.status} \r\n` : `HTTP/1.1 ${response.status} ${reason}\r\n`;
   response.headers.forEach((value, name) => {
@@ -76,6 +75,5 @@ export function responseHead(response: { status: number; headers: Pick<FieldRead
   else if (options.version === 0) text += "connection: keep-alive\r\n";
   if (options.length !== undefined) text += `content-length: ${options.length}\r\n`;
   if (options.chunked) text += "transfer-encoding: chunked\r\n";
-  text += "\r\n";
-  return headWithBody(text, body);
+  return `${text}\r\n`;
 }
