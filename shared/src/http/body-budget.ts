@@ -149,6 +149,23 @@ const REQUEST_BODIES: BudgetItems = { noun: "request bodies", reason: "request_b
 
 const RETRY_AFTER = { "retry-after": "1" };
 
+/** Maps of holders are swept for entries that no longer count once they hold this many. */
+const SWEEP_FROM = 1024;
+
+/**
+ * Runs `sweep` once `size()` has doubled since the last sweep (SWEEP_FROM at
+ * least): a sweep then pays for the entries added since, however many of the
+ * others still count, instead of every addition scanning them all.
+ */
+export function sweepWhenDoubled(size: () => number, sweep: () => void): () => void {
+  let sweepAt = SWEEP_FROM;
+  return () => {
+    if (size() < sweepAt) return;
+    sweep();
+    sweepAt = Math.max(SWEEP_FROM, 2 * size());
+  };
+}
+
 export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   const budgetItems = limits.items ?? REQUEST_BODIES;
   const overTotal = (items: BudgetItems) =>
@@ -161,10 +178,16 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   let total = 0;
   /** When each holder last gave up an answer before it went out whole (kept while it still counts). */
   const abandonedAt = new Map<string, number>();
+  // Holders that gave up once and never came back are forgotten, not kept for ever.
+  const forgetOldMarks = sweepWhenDoubled(
+    () => abandonedAt.size,
+    () => {
+      for (const known of [...abandonedAt.keys()]) recentlyAbandoned(known);
+    },
+  );
   const markAbandoned = (holder: string, at: number) => {
     if (limits.abandonedCountsMs === undefined) return;
-    // Holders that gave up once and never came back are forgotten, not kept for ever.
-    if (abandonedAt.size >= 1024) for (const known of [...abandonedAt.keys()]) recentlyAbandoned(known);
+    forgetOldMarks();
     abandonedAt.set(holder, Math.max(at, abandonedAt.get(holder) ?? at));
   };
   const recentlyAbandoned = (holder: string): boolean => {
@@ -191,12 +214,16 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
     }
     return kept;
   };
+  // Holders that were refused once and never came back are forgotten, not kept for ever.
+  const forgetOldPlaces = sweepWhenDoubled(
+    () => places.size,
+    () => keptAhead(undefined),
+  );
   /** A holder refused again keeps its first place, for what it asks for now or asked before, whichever is more. */
   const keepPlace = (holder: string, bytes: number) => {
     const now = Date.now();
     const until = now + limits.placeKeptMs!;
-    // Holders that were refused once and never came back are forgotten, not kept for ever.
-    if (places.size >= 1024) keptAhead(undefined);
+    forgetOldPlaces();
     const place = places.get(holder);
     if (!place) return void places.set(holder, { bytes, since: now, until, cameBack: false });
     const cameBack = place.cameBack || now - place.since >= (limits.cameBackAfterMs ?? 0);
