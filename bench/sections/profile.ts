@@ -1,19 +1,20 @@
 /**
  * Section "profile" (only when named: profiling slows what it measures):
- * `npm run bench -- profile` runs the full path and the floor under load with
- * every Bun process started with `--cpu-prof` (through BUN_OPTIONS, which the
- * launcher passes on to the processes it starts), then summarizes each
- * process's profile. BENCH_PROFILE_RUNTIME=deno profiles the gateway and the
+ * `npm run bench -- profile` runs the full path, the floor and section 1's
+ * gateway (in front of the cheap upstream) under load with every Bun process
+ * started with `--cpu-prof` (through BUN_OPTIONS, which the launcher passes on
+ * to the processes it starts), then summarizes each process's profile. BENCH_PROFILE_RUNTIME=deno profiles the gateway and the
  * services on Deno instead (`deno run --cpu-prof`; the floor is Bun-only and is
  * left out). Raw profiles stay in bench/results/profiles/ (not committed; open
  * them in Chrome DevTools or speedscope).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { commandFor, REPO_ROOT, startChild, stopChild, waitUntilOk, type ProcessName } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
 import { load } from "../load";
 import { summarize, summaryTable, type CpuProfile, type ProfileSummary } from "../profile/summarize";
+import { benchTenant, startBenchSystem } from "../system";
 import type { Section, SectionContext } from "./index";
 import { benchPage, startThroughLauncher, type LaunchedSystem } from "./launched-system";
 
@@ -85,7 +86,7 @@ export interface ProfileResults {
   runtime: "bun" | "deno";
   seconds: number;
   connections: number;
-  rps_while_profiled: { system: number; floor: number };
+  rps_while_profiled: { system: number; floor: number; gateway_cost?: number };
   processes: Record<string, ProfileSummary>;
 }
 
@@ -117,7 +118,11 @@ async function runProfile(context: SectionContext): Promise<ProfileResults> {
   ]);
   await system.stop();
   let floorRun: { rps: number; requests: number } = { rps: 0, requests: 0 };
-  if (RUNTIME === "bun") floorRun = await profileFloor(context, path, headers, names);
+  let gatewayCostRun: { rps: number; requests: number } = { rps: 0, requests: 0 };
+  if (RUNTIME === "bun") {
+    floorRun = await profileFloor(context, path, headers, names);
+    gatewayCostRun = await profileGatewayCost(context, names);
+  }
   // The profiles are written as each process exits.
   const deadline = Date.now() + 15_000;
   const files = () => readdirSync(DIR).filter((file) => file.endsWith(".cpuprofile"));
@@ -128,10 +133,49 @@ async function runProfile(context: SectionContext): Promise<ProfileResults> {
     const pid = file.split(".").map(Number).find((part) => names.has(part));
     const name = pid === undefined ? file : names.get(pid)!;
     // Bun samples only while JavaScript runs, so its samples count CPU; Deno samples wall time (idle and descheduled too): shares only.
-    const requests = RUNTIME === "deno" || name.startsWith("calendar") ? undefined : name.startsWith("floor") ? floorRun.requests : systemRun.requests;
+    const requests =
+      RUNTIME === "deno" || name.startsWith("calendar")
+        ? undefined
+        : name.startsWith("floor")
+          ? floorRun.requests
+          : name === GATEWAY_COST_NAME
+            ? gatewayCostRun.requests
+            : systemRun.requests;
     processes[name] = summarize(JSON.parse(readFileSync(`${DIR}/${file}`, "utf8")) as CpuProfile, TOP, requests);
   }
-  return { runtime: RUNTIME, seconds: SECONDS, connections: CONNECTIONS, rps_while_profiled: { system: systemRun.rps, floor: floorRun.rps }, processes };
+  return {
+    runtime: RUNTIME,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    rps_while_profiled: { system: systemRun.rps, floor: floorRun.rps, gateway_cost: gatewayCostRun.rps },
+    processes,
+  };
+}
+
+const GATEWAY_COST_NAME = "gateway, section 1";
+
+/**
+ * Section 1's gateway (key, limit, principal, in front of the cheap upstream
+ * that stands in for a service) under the same load, profiled; adds its name.
+ * Only the gateway is profiled: the upstream and the idle services are not its cost.
+ */
+async function profileGatewayCost(context: SectionContext, names: Map<number, string>) {
+  const { storage, log } = context;
+  const ports = await freePortBlock(5);
+  const upstreamUrl = `http://127.0.0.1:${ports + 4}`;
+  const upstream = startChild("upstream", [`${REPO_ROOT}node_modules/.bin/bun`, `${REPO_ROOT}bench/upstream.ts`], { ...(process.env as Record<string, string>), PORT: String(ports + 4) }, (who, line) => console.log(`[${who}] ${line}`));
+  context.defer(() => stopChild(upstream));
+  await waitUntilOk(`${upstreamUrl}/`, upstream, 10_000);
+  const system = await startBenchSystem(storage, 1, ports, { PAGES_URL: upstreamUrl, BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${DIR}` });
+  context.defer(() => system.stop());
+  const headers = { authorization: `Bearer ${await (await benchTenant(system)).key()}` };
+  const url = `${system.gatewayUrls[0]}/v1/new-page/${randomUUID()}`;
+  log(`profile: ${SECONDS} s of load on section 1's gateway (cheap upstream)`);
+  const run = await load({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+  names.set(system.children.find((child) => child.name === "gateway")!.process.pid!, GATEWAY_COST_NAME);
+  await system.stop();
+  await stopChild(upstream);
+  return run;
 }
 
 /** The floor under the same load, each of its Bun processes profiled; adds their names. */
@@ -160,10 +204,10 @@ async function profileFloor(context: SectionContext, path: string, headers: Reco
 }
 
 function report(r: ProfileResults): string {
-  const order = ["gateway", "gateway (deno)", "pages", "pages (deno)", "launcher (npm start)", "floor gateway", "floor pages", "calendar", "calendar (deno)"];
+  const order = ["gateway", "gateway (deno)", GATEWAY_COST_NAME, "pages", "pages (deno)", "launcher (npm start)", "floor gateway", "floor pages", "calendar", "calendar (deno)"];
   const names = Object.keys(r.processes).sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
   return [
-    `Profiles (${r.seconds} s at ${r.connections} connections each, ${r.runtime} --cpu-prof; ${r.rps_while_profiled.system} req/s full path${r.rps_while_profiled.floor ? `, ${r.rps_while_profiled.floor} req/s floor` : ""} while profiled)`,
+    `Profiles (${r.seconds} s at ${r.connections} connections each, ${r.runtime} --cpu-prof; ${r.rps_while_profiled.system} req/s full path${r.rps_while_profiled.floor ? `, ${r.rps_while_profiled.floor} req/s floor` : ""}${r.rps_while_profiled.gateway_cost ? `, ${r.rps_while_profiled.gateway_cost} req/s section 1's gateway` : ""} while profiled)`,
     "",
     ...names.map((name) => summaryTable(name, r.processes[name]!) + "\n"),
   ].join("\n");
