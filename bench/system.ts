@@ -1,6 +1,24 @@
 /** The real system as the bench starts it: real PostgreSQL and Redis, request logs at `warn`, a rate limit that never triggers. */
 import { adminClient } from "../gateway/src/definition";
-import { launchSystem, seedWorkspace, type RunningSystem, type SeededWorkspace, type ThrowawayStorage } from "../scripts/system";
+import { launchSystem, REPO_ROOT, seedWorkspace, startChild, stopChild, waitUntilOk, type Child, type RunningSystem, type SeededWorkspace, type ThrowawayStorage } from "../scripts/system";
+
+/** A script of bench/ in a Bun process of its own (`upstream.ts`, `floor-proxy.ts`), its lines printed; the caller stops it. */
+export function startBenchProcess(name: string, script: string, env: Record<string, string>): Child {
+  return startChild(name, [`${REPO_ROOT}node_modules/.bin/bun`, `${REPO_ROOT}bench/${script}`], { ...(process.env as Record<string, string>), ...env }, (who, line) => console.log(`[${who}] ${line}`));
+}
+
+/** The cheap upstream that stands in for a service in section 1, once it answers; the caller stops it. */
+export async function startCheapUpstream(port: number): Promise<{ child: Child; url: string }> {
+  const child = startBenchProcess("upstream", "upstream.ts", { PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilOk(`${url}/`, child, 10_000);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { child, url };
+}
 
 /** `replicas` gateways on ports from `ports` (admin ports after them, then pages and calendar); the caller stops it. */
 export function startBenchSystem(storage: ThrowawayStorage, replicas: number, ports: number, gatewayEnv: Record<string, string> = {}): Promise<RunningSystem> {

@@ -5,12 +5,12 @@
  * writes bench/results/gateway-cost.json.
  */
 import { randomUUID } from "node:crypto";
-import { REPO_ROOT, startChild, stopChild, waitUntilOk, type Child } from "../../scripts/system/processes";
+import { stopChild, waitUntilOk, type Child } from "../../scripts/system/processes";
 import { freePortBlock } from "../../tests/harness/ports";
 import { load, median, ratio, type LoadFigures } from "../load";
 import { cpuSeconds, redisServerPid } from "../machine";
 import { gatewayCostReport } from "../report";
-import { benchTenant, startBenchSystem } from "../system";
+import { benchTenant, startBenchProcess, startBenchSystem, startCheapUpstream } from "../system";
 import type { Section, SectionContext } from "./index";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -37,10 +37,6 @@ interface RunsSummary {
   runs: number[];
 }
 
-function startBenchProcess(name: string, script: string, env: Record<string, string>): Child {
-  return startChild(name, [`${REPO_ROOT}node_modules/.bin/bun`, `${REPO_ROOT}bench/${script}`], { ...(process.env as Record<string, string>), ...env }, (who, line) => console.log(`[${who}] ${line}`));
-}
-
 /** Per process, the median over the rounds, plus the total. */
 function medianBreakdown(rounds: Record<string, number>[]): Record<string, number> {
   const names = Object.keys(rounds[0] ?? {});
@@ -61,16 +57,14 @@ function summarizeRuns(runs: LoadFigures[]): RunsSummary {
 export async function gatewayCost({ storage, log }: SectionContext): Promise<GatewayCostResults> {
   const ports = await freePortBlock(6);
   const children: Child[] = [];
-  const upstream = startBenchProcess("upstream", "upstream.ts", { PORT: String(ports + 4) });
-  children.push(upstream);
-  const upstreamUrl = `http://127.0.0.1:${ports + 4}`;
-  const floor = startBenchProcess("floor-proxy", "floor-proxy.ts", { PORT: String(ports + 5), UPSTREAM_URL: upstreamUrl });
-  children.push(floor);
-  const floorUrl = `http://127.0.0.1:${ports + 5}`;
   // Stopped when the section ends: what runs after it measures a machine without these.
   let stopSystem = async () => {};
   try {
-    await waitUntilOk(`${upstreamUrl}/`, upstream, 10_000);
+    const { child: upstream, url: upstreamUrl } = await startCheapUpstream(ports + 4);
+    children.push(upstream);
+    const floor = startBenchProcess("floor-proxy", "floor-proxy.ts", { PORT: String(ports + 5), UPSTREAM_URL: upstreamUrl });
+    children.push(floor);
+    const floorUrl = `http://127.0.0.1:${ports + 5}`;
     await waitUntilOk(`${floorUrl}/`, floor, 10_000);
     const system = await startBenchSystem(storage, 1, ports, { PAGES_URL: upstreamUrl });
     stopSystem = () => system.stop();

@@ -3,8 +3,9 @@
  * `npm run bench -- profile` runs the full path, the floor and section 1's
  * gateway (in front of the cheap upstream) under load with every Bun process
  * started with `--cpu-prof` (through BUN_OPTIONS, which the launcher passes on
- * to the processes it starts), then summarizes each process's profile. BENCH_PROFILE_RUNTIME=deno profiles the gateway and the
- * services on Deno instead (`deno run --cpu-prof`; the floor is Bun-only and is
+ * to the processes it starts), then summarizes each process's profile.
+ * BENCH_PROFILE_RUNTIME=deno profiles the gateway and the services on Deno
+ * instead (`deno run --cpu-prof`; the floor is Bun-only and is
  * left out). Raw profiles stay in bench/results/profiles/ (not committed; open
  * them in Chrome DevTools or speedscope).
  */
@@ -14,7 +15,7 @@ import { commandFor, REPO_ROOT, startChild, stopChild, waitUntilOk, type Process
 import { freePortBlock } from "../../tests/harness/ports";
 import { load } from "../load";
 import { summarize, summaryTable, type CpuProfile, type ProfileSummary } from "../profile/summarize";
-import { benchTenant, startBenchSystem } from "../system";
+import { benchTenant, startBenchSystem, startCheapUpstream } from "../system";
 import type { Section, SectionContext } from "./index";
 import { benchPage, startThroughLauncher, type LaunchedSystem } from "./launched-system";
 
@@ -162,11 +163,9 @@ const GATEWAY_COST_NAME = "gateway, section 1";
 async function profileGatewayCost(context: SectionContext, names: Map<number, string>) {
   const { storage, log } = context;
   const ports = await freePortBlock(5);
-  const upstreamUrl = `http://127.0.0.1:${ports + 4}`;
-  const upstream = startChild("upstream", [`${REPO_ROOT}node_modules/.bin/bun`, `${REPO_ROOT}bench/upstream.ts`], { ...(process.env as Record<string, string>), PORT: String(ports + 4) }, (who, line) => console.log(`[${who}] ${line}`));
-  context.defer(() => stopChild(upstream));
-  await waitUntilOk(`${upstreamUrl}/`, upstream, 10_000);
-  const system = await startBenchSystem(storage, 1, ports, { PAGES_URL: upstreamUrl, BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${DIR}` });
+  const upstream = await startCheapUpstream(ports + 4);
+  context.defer(() => stopChild(upstream.child));
+  const system = await startBenchSystem(storage, 1, ports, { PAGES_URL: upstream.url, BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${DIR}` });
   context.defer(() => system.stop());
   const headers = { authorization: `Bearer ${await (await benchTenant(system)).key()}` };
   const url = `${system.gatewayUrls[0]}/v1/new-page/${randomUUID()}`;
@@ -174,7 +173,7 @@ async function profileGatewayCost(context: SectionContext, names: Map<number, st
   const run = await load({ url, headers, connections: CONNECTIONS, duration: SECONDS });
   names.set(system.children.find((child) => child.name === "gateway")!.process.pid!, GATEWAY_COST_NAME);
   await system.stop();
-  await stopChild(upstream);
+  await stopChild(upstream.child);
   return run;
 }
 
