@@ -62,5 +62,6 @@ export * from "./db/transaction";
 export * from "./text/storable-text";
 export * from "./http/header-limits";
 export * from "./http/body-budget";
+export * from "./collections/sweep-when-doubled";
 export * from "./http/request-body";
 export * from "./db/version-condition";

@@ -1,7 +1,8 @@
 import { ApiError } from "@ws/shared";
 import type { Cluster, Redis } from "ioredis";
 import { failureCountingUnit } from "../client-address/client-address";
-import { minuteWindows, windowEnd, WINDOW_SECONDS } from "./limiter";
+import { windowEnd, WINDOW_SECONDS } from "./limiter";
+import { minuteWindows } from "./minute-windows";
 import { createRedisGate, type RedisGate } from "./redis-gate";
 import { redisKeys } from "./redis-keys";
 

@@ -90,46 +90,6 @@ export function leaseBand(limit: number): number {
   return Math.max(limit - leaseCeiling(limit), MIN_LEASE_BAND);
 }
 
-/** Beyond this many ids the in-memory counters start over rather than grow without bound. */
-export const MAX_TRACKED_IDS = 100_000;
-
-/**
- * Per-id counts in the current clock-minute window, in memory: the state of the
- * in-process limiters (request counts per key, failed logins per address). An
- * entry of an earlier window reads as absent.
- */
-export function minuteWindows<Extra extends object = {}>(fresh: () => Extra = () => ({}) as Extra) {
-  const entries = new Map<string, { window: number; count: number } & Extra>();
-  return {
-    /** The id's entry in the window of `nowSeconds`, if it has one. */
-    peek(id: string, nowSeconds: number) {
-      const entry = entries.get(id);
-      return entry && entry.window === windowOf(nowSeconds) ? entry : undefined;
-    },
-    /** The id's entry in the window of `nowSeconds`, started at count 0 when it has none. */
-    current(id: string, nowSeconds: number) {
-      let entry = this.peek(id, nowSeconds);
-      if (!entry) {
-        if (entries.size >= MAX_TRACKED_IDS) entries.clear();
-        entry = { window: windowOf(nowSeconds), count: 0, ...fresh() };
-        entries.set(id, entry);
-      }
-      return entry;
-    },
-    /** Raises the id's count in `window` to at least `count`; an entry of a later window is kept as it is. */
-    raise(id: string, window: number, count: number) {
-      const entry = entries.get(id);
-      if (entry && entry.window > window) return;
-      if (entry && entry.window === window) {
-        entry.count = Math.max(entry.count, count);
-        return;
-      }
-      if (entries.size >= MAX_TRACKED_IDS) entries.clear();
-      entries.set(id, { window, count, ...fresh() });
-    },
-  };
-}
-
 /** The count past which a key is suspended; crossed at most once per window. */
 export function suspensionThreshold(limit: number, policy: SuspensionPolicy): number {
   return limit * policy.suspendAfterMultiple;

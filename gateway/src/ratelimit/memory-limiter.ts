@@ -1,5 +1,7 @@
 import type { CredentialEpochs } from "../auth/credential-epochs";
-import { decide, MAX_TRACKED_IDS, minuteWindows, suspensionThreshold, type LimitedKey, type RateLimitDecision, type RateLimiter, type SuspensionPolicy } from "./limiter";
+import { sweepWhenDoubled } from "@ws/shared";
+import { decide, suspensionThreshold, type LimitedKey, type RateLimitDecision, type RateLimiter, type SuspensionPolicy } from "./limiter";
+import { minuteWindows } from "./minute-windows";
 
 /** The in-process limiter, able to take over a key's count from Redis. */
 export interface MemoryLimiter extends RateLimiter {
@@ -17,6 +19,13 @@ export interface MemoryLimiter extends RateLimiter {
 export function createMemoryLimiter(policy: SuspensionPolicy, epochs: CredentialEpochs | null, clock: () => number = Date.now): MemoryLimiter {
   const windows = minuteWindows(() => ({ suspendedInWindow: false }));
   const suspendedUntil = new Map<string, number>();
+  const forgetEndedSuspensions = sweepWhenDoubled(
+    () => suspendedUntil.size,
+    () => {
+      const now = clock() / 1000;
+      for (const [id, until] of suspendedUntil) if (until <= now) suspendedUntil.delete(id);
+    },
+  );
   return {
     async hit(key: LimitedKey): Promise<RateLimitDecision> {
       const now = clock() / 1000;
@@ -28,9 +37,10 @@ export function createMemoryLimiter(policy: SuspensionPolicy, epochs: Credential
         suspendedUntil.delete(key.id);
         suspendedFor = 0;
         const threshold = suspensionThreshold(key.limit, policy);
-        if (!entry.suspendedInWindow && count > threshold && count - 1 <= threshold) {
+        // A shared count (past the ids the window can hold) is not this key's: it refuses, it does not suspend.
+        if (!entry.shared && !entry.suspendedInWindow && count > threshold && count - 1 <= threshold) {
           entry.suspendedInWindow = true;
-          if (suspendedUntil.size >= MAX_TRACKED_IDS) suspendedUntil.clear();
+          forgetEndedSuspensions();
           suspendedUntil.set(key.id, now + policy.suspendSeconds);
           suspendedFor = policy.suspendSeconds;
         }

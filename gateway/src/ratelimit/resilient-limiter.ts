@@ -1,5 +1,5 @@
-import { ApiError } from "@ws/shared";
-import { MAX_TRACKED_IDS, WINDOW_SECONDS, type LimitedKey, type RateLimitDecision, type RateLimiter } from "./limiter";
+import { ApiError, sweepWhenDoubled } from "@ws/shared";
+import { WINDOW_SECONDS, windowOf, type LimitedKey, type RateLimitDecision, type RateLimiter } from "./limiter";
 import type { LimiterStats } from "./limiter-stats";
 import type { MemoryLimiter } from "./memory-limiter";
 import type { RedisGate } from "./redis-gate";
@@ -27,12 +27,21 @@ export function createResilientLimiter(options: {
   const stats = gate.stats;
   /** Requests counted in memory that Redis has not been told of yet, per key. */
   const unshared = new Map<string, CountedElsewhere>();
+  // Redis adds counts of its current window only: those of windows ended a minute ago (by this clock,
+  // which may run a little ahead of Redis's) are forgotten, the others kept.
+  const forgetPastWindows = sweepWhenDoubled(
+    () => unshared.size,
+    () => {
+      const window = windowOf(Date.now() / 1000);
+      for (const [keyId, counted] of unshared) if (counted.window < window - 1) unshared.delete(keyId);
+    },
+  );
 
   const share = (keyId: string, counted: CountedElsewhere) => {
     const pending = unshared.get(keyId);
     if (pending && pending.window === counted.window) pending.count += counted.count;
     else if (!pending || pending.window < counted.window) {
-      if (unshared.size >= MAX_TRACKED_IDS) unshared.clear();
+      forgetPastWindows();
       unshared.set(keyId, { ...counted });
     }
   };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../errors/api-error";
-import { STALLED_ANSWER_GIVES_WAY_MS, createBodyBudget, sweepWhenDoubled, type AnswerInTransit, type BodyBudget, type BodyBudgetLimits, type BodyLease } from "./body-budget";
+import { STALLED_ANSWER_GIVES_WAY_MS, createBodyBudget, type AnswerInTransit, type BodyBudget, type BodyBudgetLimits, type BodyLease } from "./body-budget";
 
 /** The refusal `take` throws, as status, code and reason (undefined when it takes the bytes). */
 function refusal(take: () => void): { status: number; code: string; reason?: unknown } | undefined {
@@ -307,47 +307,5 @@ describe("the place of a holder refused for the total", () => {
     expect(refusal(() => budget.lease("c").take(40))).toMatchObject({ status: 503 });
     a.release();
     expect(refusal(() => budget.lease("a").take(60))).toBeUndefined();
-  });
-});
-
-describe("forgetting holders that no longer count", () => {
-  test("when every holder still counts, then the map is swept each time it has doubled, not on every addition", () => {
-    const live = new Set<number>();
-    let sweeps = 0;
-    const sweep = sweepWhenDoubled(
-      () => live.size,
-      () => void sweeps++,
-    );
-    for (let i = 0; i < 20_000; i++) {
-      sweep();
-      live.add(i);
-    }
-    // At 1,024, 2,048, 4,096, 8,192 and 16,384 holders; sweeping on every addition past 1,024 made 18,976.
-    expect(sweeps).toBe(5);
-  });
-
-  test("when a sweep forgets most holders, then the next sweep comes once the map has grown back past 1,024", () => {
-    const live = new Set<number>();
-    let sweeps = 0;
-    const sweep = sweepWhenDoubled(
-      () => live.size,
-      () => {
-        sweeps++;
-        for (const holder of live) if (holder % 100 !== 0) live.delete(holder);
-      },
-    );
-    for (let i = 0; i < 1024; i++) {
-      sweep();
-      live.add(i);
-    }
-    sweep();
-    expect({ sweeps, left: live.size }).toEqual({ sweeps: 1, left: 11 });
-    for (let i = 1024; i < 2037; i++) {
-      sweep();
-      live.add(i);
-    }
-    expect(sweeps).toBe(1);
-    sweep();
-    expect(sweeps).toBe(2);
   });
 });

@@ -1,3 +1,4 @@
+import { sweepWhenDoubled } from "../collections/sweep-when-doubled";
 import { ApiError } from "../errors/api-error";
 
 /**
@@ -148,23 +149,6 @@ export interface BudgetItems {
 const REQUEST_BODIES: BudgetItems = { noun: "request bodies", reason: "request_bodies_in_transit" };
 
 const RETRY_AFTER = { "retry-after": "1" };
-
-/** Maps of holders are swept for entries that no longer count once they hold this many. */
-const SWEEP_FROM = 1024;
-
-/**
- * Runs `sweep` once `size()` has doubled since the last sweep (SWEEP_FROM at
- * least): a sweep then pays for the entries added since, however many of the
- * others still count, instead of every addition scanning them all.
- */
-export function sweepWhenDoubled(size: () => number, sweep: () => void): () => void {
-  let sweepAt = SWEEP_FROM;
-  return () => {
-    if (size() < sweepAt) return;
-    sweep();
-    sweepAt = Math.max(SWEEP_FROM, 2 * size());
-  };
-}
 
 export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   const budgetItems = limits.items ?? REQUEST_BODIES;
