@@ -3,7 +3,7 @@ import { MAX_REQUEST_HEADER_BYTES, MAX_REQUEST_HEADER_COUNT } from "@ws/shared";
 import { expectError } from "../../harness/assertions";
 import { apiClient, readResponse, type Call } from "../../harness/http";
 import { portOf, rawConnection, rawExchange } from "../../harness/raw-http";
-import { sharedSystem, type TestSystem } from "../../harness/system";
+import { sharedSystem, TEST_RUNTIME, type TestSystem } from "../../harness/system";
 import { seedTenant } from "../../harness/tenant";
 
 let system: TestSystem;
@@ -110,5 +110,38 @@ describe("a Host header shorter than the routes expect", () => {
       );
       expect(created.status).toBe(201);
     }
+  });
+});
+
+describe("request targets a proxy in front could read as another path", () => {
+  const get = async (target: string) =>
+    (await rawExchange(portOf(system.baseUrl), `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`, 1))[0]!;
+
+  test("when a target starts with two slashes, then it is that path, not found, never /v1/new-page of a host named in it", async () => {
+    for (const target of ["//evil/v1/new-page", "//localhost/v1/new-page?per_page=1"]) expectError(await get(target), 404, "not_found");
+  });
+
+  // Deno.serve hands the gateway a URL its own parser made, with the backslash already read as a slash: the target as sent is not seen.
+  test.skipIf(TEST_RUNTIME === "deno")("when a target's path holds a backslash or the target a fragment, then it is refused with the error object, never served", async () => {
+    for (const target of ["/v1\\new-page", "\\\\x/v1/new-page", "/v1/new-page#x"]) {
+      const answer = await get(target);
+      expect({ target, status: answer.status }).toEqual({ target, status: 400 });
+      expectError(answer, 400, "bad_request");
+    }
+  });
+});
+
+describe("chunked request bodies: trailers", () => {
+  test("when a trailer line ends in a bare LF and hides a second request, then the first is refused with 400 and the hidden one never runs", async () => {
+    const created = await call("POST", "/v1/new-page", { title: `trailer target ${crypto.randomUUID()}` });
+    const body = JSON.stringify({ title: "smuggler" });
+    const bytes =
+      `POST /v1/new-page HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+      `${body.length.toString(16)}\r\n${body}\r\n0\r\nX: a\n\nDELETE /v1/new-page/${created.body.id} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+    const answers = await rawExchange(portOf(system.baseUrl), bytes, 2, 5_000);
+    // Deno's own parser closes the connection with nothing written; ours answers the error object.
+    if (TEST_RUNTIME === "bun") expectError(answers[0]!, 400, "bad_request");
+    expect(answers.map((answer) => answer.status).filter((status) => status !== 400)).toEqual([]);
+    expect((await call("GET", `/v1/new-page/${created.body.id}`)).status).toBe(200);
   });
 });

@@ -48,4 +48,14 @@ describe("reading a chunked body", () => {
   test("when a trailer line has no field name, then the framing is refused", () => {
     expect(() => decode(bytes("0\r\nnot a field\r\n\r\n"), 100)).toThrow(ChunkedBodyError);
   });
+
+  test("when a trailer line holds a bare LF or CR, a fold or a space before its colon, then the framing is refused", () => {
+    for (const trailer of ["X: a\n\nDELETE /v1/new-page/1 HTTP/1.1", "X: a\rb", " X: y", "\tX: y", "X : y", "X: a\x00"]) {
+      expect(() => decode(bytes(`0\r\n${trailer}\r\n\r\n`), 100)).toThrow(ChunkedBodyError);
+    }
+  });
+
+  test("when trailer lines are well formed, then they are read past", () => {
+    expect(() => decode(bytes("0\r\nX-Checksum: abc\t def\r\nEmpty:\r\n\r\n"), 100)).not.toThrow();
+  });
 });

@@ -1,3 +1,5 @@
+import { TOKEN } from "./fields";
+
 /**
  * Reads a chunked request body (RFC 9112, 7.1) from the bytes of a connection
  * as they arrive. Strict on the framing (hex sizes, CRLF after each chunk,
@@ -10,6 +12,8 @@ const MAX_LINE_BYTES = 4096;
 /** All trailer lines together. */
 const MAX_TRAILER_BYTES = 16 * 1024;
 const HEX_SIZE = /^[0-9A-Fa-f]{1,13}$/;
+/** A field line as the head's are read: a token name, the colon at once, a value without controls (HTAB aside). */
+const TRAILER_FIELD = new RegExp(`^${TOKEN.source.slice(1, -1)}:[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$`);
 
 export class ChunkedBodyError extends Error {}
 
@@ -72,7 +76,9 @@ export class ChunkedBody {
         break;
       }
       this.trailerBytes += line.length + 2;
-      if (this.trailerBytes > MAX_TRAILER_BYTES || line.indexOf(":") <= 0) throw new ChunkedBodyError("The chunked body's trailer is malformed.");
+      // Held to the head's rules: a bare LF or CR, a fold or a space before the colon would let a reader that
+      // allows it see the trailer end elsewhere, and the next request start elsewhere with it.
+      if (this.trailerBytes > MAX_TRAILER_BYTES || !TRAILER_FIELD.test(line)) throw new ChunkedBodyError("The chunked body's trailer is malformed.");
     }
     return at - offset;
   }

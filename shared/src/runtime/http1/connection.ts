@@ -326,7 +326,7 @@ export class Http1Connection {
    */
   private requestOf(exchange: Exchange): IncomingRequest | ApiError {
     const { head } = exchange;
-    if ("incoming" in this.settings.handler && PLAIN_METHODS.has(head.method) && head.target.charCodeAt(0) === 47 && head.target.charCodeAt(1) !== 47) {
+    if ("incoming" in this.settings.handler && PLAIN_METHODS.has(head.method) && head.target.charCodeAt(0) === 47) {
       // Serialized as a fetch Request would serialize it, so both see the same path (dot segments resolved).
       const url = URL.parse(targetUrl(head.target, head.host)!);
       if (url === null) return ApiError.badRequest("The request target is not a valid path.");

@@ -71,6 +71,13 @@ describe("reading a request head", () => {
     expect(refusal("GET / http/1.1", "Host: x")).toContain("HTTP/1.1");
   });
 
+  test("when a target's path holds a backslash, or the target a fragment, then the head is refused: URL parsers would read another path", () => {
+    expect(refusal("GET /v1\\new-page HTTP/1.1", "Host: x")).toContain("backslash");
+    expect(refusal("GET \\\\x/v1/new-page HTTP/1.1", "Host: x")).toContain("backslash");
+    expect(refusal("GET /v1/new-page#x HTTP/1.1", "Host: x")).toContain("fragment");
+    expect(parsed("GET /v1/new-page?title=a\\b HTTP/1.1", "Host: x").target).toBe("/v1/new-page?title=a\\b");
+  });
+
   test("when an HTTP/1.1 request has no Host, two Hosts or a Host that is no host, then the head is refused", () => {
     expect(refusal("GET / HTTP/1.1", "X-A: 1")).toContain("Host");
     expect(refusal("GET / HTTP/1.1", "Host: a", "Host: b")).toContain("Host");
@@ -106,7 +113,7 @@ describe("the request target as a URL", () => {
     expect(targetUrl("http://other.example/v1/x", "x")).toBe("http://other.example/v1/x");
     expect(targetUrl("example.com:443", "example.com:443")).toBe("example.com:443");
     expect(targetUrl("*", "x")).toBe("http://x/*");
-    expect(targetUrl("//evil/x", "x")).toBe("http://evil/x");
+    expect(targetUrl("//evil/x", "x")).toBe("http://x//evil/x");
     expect(targetUrl("http://[bad/v1", "x")).toBeNull();
     expect(targetUrl("http://h:99999/v1", "x")).toBeNull();
   });

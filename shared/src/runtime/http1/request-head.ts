@@ -54,6 +54,11 @@ export function parseRequestHead(text: string): RequestHead | HeadRefusal {
   const version = requestLine.slice(secondSpace + 1);
   if (!TOKEN.test(method)) return refuse("The method is not a token.");
   if (!TARGET.test(target)) return refuse("The request target holds characters a target cannot.");
+  // URL parsers read a backslash in a path as a slash, and drop a fragment: a proxy in front that does not would
+  // see another path than the one served here.
+  if (target.includes("#")) return refuse("A request target cannot hold a fragment (#).");
+  const query = target.indexOf("?");
+  if ((query === -1 ? target : target.slice(0, query)).includes("\\")) return refuse("A request target's path cannot hold a backslash.");
   let minorVersion: 0 | 1;
   if (version === "HTTP/1.1") minorVersion = 1;
   else if (version === "HTTP/1.0") minorVersion = 0;
@@ -93,11 +98,12 @@ const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
 /**
  * The request target as a URL: origin form (`/path?query`) as it comes, with the
- * Host when it is a plain one; the absolute form as given; anything else (`*`,
- * an authority) relative to the root. Null when it is none of these.
+ * Host when it is a plain one (`//a/b` is the path `//a/b`, not a host `a`); the
+ * absolute form as given; anything else (`*`, an authority) relative to the
+ * root. Null when it is none of these.
  */
 export function targetUrl(target: string, host: string | undefined): string | null {
   const origin = host !== undefined && PLAIN_HOST.test(host) ? `http://${host}` : "http://localhost";
-  if (target.charCodeAt(0) === 47 && target.charCodeAt(1) !== 47) return origin + target;
+  if (target.charCodeAt(0) === 47) return origin + target;
   return (URL.parse(target, origin) ?? URL.parse(target, "http://localhost"))?.href ?? null;
 }
