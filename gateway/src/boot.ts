@@ -1,5 +1,5 @@
 import { Cluster, Redis } from "ioredis";
-import { createBodyBudget, createLogger, migrate, openDatabase, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
+import { createBodyBudget, createLogger, roomKeptForNewHolders, migrate, openDatabase, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
 import { createApp } from "./app";
 import { publicDocumentation } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
@@ -109,13 +109,12 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
   const propagation = createEpochPropagation(epochs, { logger, trustMs: redis ? LEASE_MS : 0 });
 
   // A workspace holds at most half the budget, whatever number of keys it sends with: the other half is the other workspaces'.
-  // And a key already holding room leaves the largest body free (a quarter of a small budget): two workspaces within
-  // their shares would otherwise fill it, and every other workspace's writes, however small, would be refused.
+  // And a key, or a workspace, already holding room leaves the largest body free for those holding none.
   const bodyBudget = createBodyBudget({
     totalBytes: config.inflightBodyBytes,
     perKeyBytes: config.inflightBodyBytesPerKey,
     perGroupBytes: Math.max(config.inflightBodyBytesPerKey, Math.floor(config.inflightBodyBytes / 2)),
-    keepFreeForNewHolders: Math.min(LARGEST_BODY, Math.floor(config.inflightBodyBytes / 4)),
+    keepFreeForNewHolders: roomKeptForNewHolders(config.inflightBodyBytes, LARGEST_BODY),
   });
   const metrics = createGatewayMetrics({ limiterStats, failureMode: config.rateLimitFailureMode, redis: clients.length ? clients : null, database: database.pool, bytesInTransit: bodyBudget.inUse });
   const authFailureLimiter = (kind: FailureKind) =>

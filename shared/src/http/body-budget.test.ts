@@ -37,12 +37,14 @@ describe("a body budget's room kept free for new holders", () => {
     expect(refusal(() => budget.lease("d").take(5))).toMatchObject({ status: 503, code: "service_unavailable" });
   });
 
-  test("when a holder's one lease takes again, then the kept room counts its first take as held", () => {
+  test("when a holder's one lease takes again (a body charged chunk by chunk), then it is judged as one take: within its share and the total", () => {
     const budget = createBodyBudget(limits);
     budget.lease("b").take(40);
     const lease = budget.lease("a");
     lease.take(25);
-    expect(refusal(() => lease.take(10))).toMatchObject({ status: 429 });
+    expect(refusal(() => lease.take(10))).toBeUndefined();
+    expect(refusal(() => lease.take(20))).toMatchObject({ status: 429 });
+    expect(refusal(() => budget.lease("a").take(1))).toMatchObject({ status: 429 });
   });
 
   test("when a holder has given back all it held, then it is a newcomer again", () => {
@@ -53,6 +55,15 @@ describe("a body budget's room kept free for new holders", () => {
     expect(refusal(() => budget.lease("a").take(40))).toMatchObject({ status: 429 });
     first.release();
     expect(refusal(() => budget.lease("a").take(50))).toBeUndefined();
+  });
+
+  test("when a new key of a workspace that already holds room takes, then it must leave the kept room free too, and another workspace's newcomer still takes it", () => {
+    const budget = createBodyBudget({ totalBytes: 100, perKeyBytes: 30, perGroupBytes: 60, keepFreeForNewHolders: 30 });
+    budget.lease("a1", "A").take(30);
+    budget.lease("b1", "B").take(30);
+    expect(refusal(() => budget.lease("a2", "A").take(20))).toMatchObject({ status: 429, code: "rate_limit_exceeded" });
+    expect(refusal(() => budget.lease("b2", "B").take(20))).toMatchObject({ status: 429 });
+    expect(refusal(() => budget.lease("c1", "C").take(30))).toBeUndefined();
   });
 
   test("when bytes are held for work already done, then they are never refused, but a later take by the same holder counts them", () => {

@@ -150,6 +150,17 @@ const REQUEST_BODIES: BudgetItems = { noun: "request bodies", reason: "request_b
 
 const RETRY_AFTER = { "retry-after": "1" };
 
+/**
+ * The room a holder already holding some must leave free (keepFreeForNewHolders)
+ * in a budget of `totalBytes` whose largest single take is `largestBytes`: that
+ * take, but at most a quarter of a small budget. Two holders within their
+ * shares would otherwise fill the budget, and every other holder's takes,
+ * however small, would be refused.
+ */
+export function roomKeptForNewHolders(totalBytes: number, largestBytes: number): number {
+  return Math.min(largestBytes, Math.floor(totalBytes / 4));
+}
+
 export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
   const budgetItems = limits.items ?? REQUEST_BODIES;
   const overTotal = (items: BudgetItems) =>
@@ -264,9 +275,11 @@ export function createBodyBudget(limits: BodyBudgetLimits): BodyBudget {
           const groupHeld = group === undefined ? 0 : (byGroup.get(group) ?? 0);
           if (group !== undefined && limits.perGroupBytes !== undefined && groupHeld + bytes > limits.perGroupBytes) throw overShare("workspace", items);
           // Past the total too, it is still this holder that has to wait, not the newcomer it would crowd out.
-          const holdsRoom = keyHeld > 0 || (key !== undefined && limits.abandonedCountsMs !== undefined && recentlyAbandoned(key));
-          if (holdsRoom && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
-            throw overShare(limits.holder ?? "key", items);
+          // A key whose workspace already holds room is no newcomer either: more keys must not mean more room.
+          // What this lease took before does not count: a body taken chunk by chunk is one take, as if declared at once.
+          const holdsRoom = keyHeld - held > 0 || (key !== undefined && limits.abandonedCountsMs !== undefined && recentlyAbandoned(key));
+          if ((holdsRoom || groupHeld - held > 0) && limits.keepFreeForNewHolders !== undefined && total + bytes > limits.totalBytes - limits.keepFreeForNewHolders) {
+            throw overShare(holdsRoom ? (limits.holder ?? "key") : "workspace", items);
           }
           const ahead = limits.placeKeptMs === undefined ? 0 : keptAhead(key);
           if (total + bytes + ahead > limits.totalBytes && !makeRoom(bytes + ahead)) {

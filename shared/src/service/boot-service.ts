@@ -14,7 +14,7 @@ import { signingKeyFrom, type VerificationKeys } from "../principal/internal-tok
 import type { BootedProcess } from "../runtime/lifecycle";
 import type { ServiceDeps } from "./service-app";
 import { answerReleasing, releaseHeld } from "../http/answer-holds";
-import { createBodyBudget, type BodyBudget } from "../http/body-budget";
+import { createBodyBudget, roomKeptForNewHolders, type BodyBudget } from "../http/body-budget";
 import { concurrencyGate } from "../http/concurrency-gate";
 import { answerWithinDeadline } from "../http/request-deadline";
 import { keepReceivedBody, readBodyWithin } from "../http/request-body";
@@ -35,6 +35,17 @@ const MiB = 1024 * 1024;
 export function workspaceBodyShare(totalBytes: number, largestBodyBytes: number): number | undefined {
   const share = Math.max(largestBodyBytes, Math.floor(totalBytes / 2));
   return share < totalBytes ? share : undefined;
+}
+
+/**
+ * A service's budget of request bodies by default: four of its largest bodies
+ * (16 MiB at least). With a workspace's share at half of it, and the largest
+ * body kept free by workspaces already holding some, two workspaces holding
+ * bodies as long as they may (sent slowly to their deadline) still leave
+ * another workspace's largest body room.
+ */
+export function defaultInflightBodyBytes(largestBodyBytes: number): number {
+  return Math.max(16 * MiB, 4 * largestBodyBytes);
 }
 
 interface FrontOptions {
@@ -131,7 +142,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
     previousSigningKey: previousInternalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),
-    inflightBodyBytes: inflightBodyBytes(env, 16 * MiB, bodyLimitBytes),
+    inflightBodyBytes: inflightBodyBytes(env, defaultInflightBodyBytes(bodyLimitBytes), bodyLimitBytes),
   };
   const logger = createLogger(service.name, config.logLevel);
   const database = await openDatabase(config.database, service.embeddedExtensions, logger);
@@ -159,7 +170,12 @@ export async function bootService(service: ServiceDefinition, source: Record<str
             connections: config.database.poolMax,
             principalKeys,
             bodyLimitBytes,
-            bodyBudget: createBodyBudget({ totalBytes: config.inflightBodyBytes, perKeyBytes: workspaceBodyShare(config.inflightBodyBytes, bodyLimitBytes), holder: "workspace" }),
+            bodyBudget: createBodyBudget({
+              totalBytes: config.inflightBodyBytes,
+              perKeyBytes: workspaceBodyShare(config.inflightBodyBytes, bodyLimitBytes),
+              holder: "workspace",
+              keepFreeForNewHolders: roomKeptForNewHolders(config.inflightBodyBytes, bodyLimitBytes),
+            }),
             logger,
           }),
           metrics,

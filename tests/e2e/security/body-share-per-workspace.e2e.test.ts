@@ -38,11 +38,11 @@ afterAll(() => {
 });
 
 /** A PUT straight to the pages service, as the gateway would send it for the tenant, announcing `declared` bytes of which `sent` are sent. */
-async function holdUpload(tenant: Tenant, pageId: string, declared: number, sent: number): Promise<RawConnection> {
+async function holdUpload(tenant: Tenant, pageId: string, declared: number, sent: number, on = system): Promise<RawConnection> {
   const path = `/v1/new-page/${pageId}`;
   const principal = { workspace_id: tenant.workspaceId, member_id: tenant.ownerId, key_id: uuidv7(), scopes: ["docs:update" as const], target_team_ids: null, visible_team_ids: [], request_id: uuidv7() };
   const token = signPrincipal(principal, { method: "PUT", path }, signingKeyFrom(SIGNING_KEY));
-  const connection = rawConnection(portOf(system.pagesUrl));
+  const connection = rawConnection(portOf(on.pagesUrl));
   open.push(connection);
   await connection.write(
     `PUT ${path} HTTP/1.1\r\nHost: x\r\n${PRINCIPAL_HEADER}: ${token}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n{"content":"`,
@@ -52,8 +52,8 @@ async function holdUpload(tenant: Tenant, pageId: string, declared: number, sent
   return connection;
 }
 
-function putContent(key: string, pageId: string, content: string) {
-  return fetch(`${system.baseUrl}/v1/new-page/${pageId}`, {
+function putContent(key: string, pageId: string, content: string, on = system) {
+  return fetch(`${on.baseUrl}/v1/new-page/${pageId}`, {
     method: "PUT",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ content }),
@@ -76,6 +76,32 @@ describe("a service's budget of request bodies is shared between workspaces", ()
     expect(refused.headers.get("retry-after")).toBe("1");
     // The other half is the other workspace's: its 10 MB body passes while the hog's bodies are held.
     const large = await putContent(await neighbour.key(), neighbourPage, "y".repeat(10_000_000));
+    expect(large.status).toBe(200);
+    expect(large.body.content).toHaveLength(10_000_000);
+  });
+});
+
+describe("a service's budget with its defaults, against two workspaces holding all they may", () => {
+  let defaults: TestSystem;
+  beforeAll(async () => {
+    defaults = await startSystem({ env: { INTERNAL_SIGNING_KEY: SIGNING_KEY } });
+  });
+  afterAll(() => defaults?.stop());
+
+  test("when two workspaces hold bodies sent slowly up to what each may, then a third workspace's largest body still passes", async () => {
+    const [first, second, third] = [await seedTenant(defaults), await seedTenant(defaults), await seedTenant(defaults)];
+    const pageOf = async (tenant: Tenant) => (await apiClient(defaults.baseUrl, await tenant.key())("POST", "/v1/new-page", { title: "page" })).body.id as string;
+    const [firstPage, secondPage, thirdPage] = [await pageOf(first), await pageOf(second), await pageOf(third)];
+    const held = 9.5 * MiB;
+    await holdUpload(first, firstPage, held, 64 * 1024, defaults);
+    await holdUpload(second, secondPage, held, 64 * 1024, defaults);
+    await holdUpload(first, firstPage, held, 64 * 1024, defaults);
+    // The second workspace already holds some: it must leave the largest body free, so its next is its 429.
+    const refused = await holdUpload(second, secondPage, held, 0, defaults);
+    const [answer] = await refused.responses(1, 10_000);
+    expect(answer?.status).toBe(429);
+    expect(answer?.body?.error?.code).toBe("rate_limit_exceeded");
+    const large = await putContent(await third.key(), thirdPage, "z".repeat(10_000_000), defaults);
     expect(large.status).toBe(200);
     expect(large.body.content).toHaveLength(10_000_000);
   });

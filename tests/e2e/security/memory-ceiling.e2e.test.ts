@@ -4,7 +4,7 @@ import { eventually } from "../../harness/eventually";
 import { apiClient, readResponse } from "../../harness/http";
 import { portOf, rawConnection, type RawConnection, type RawResponse } from "../../harness/raw-http";
 import { startSystem, type TestSystem } from "../../harness/system";
-import { seedTenant } from "../../harness/tenant";
+import { seedTenant, type Tenant } from "../../harness/tenant";
 import { metric } from "./helpers";
 
 const MiB = 1024 * 1024;
@@ -29,9 +29,9 @@ afterAll(() => system?.stop());
 /** The page each key writes to, in the key's own workspace. */
 const pageOf = new Map<string, string>();
 
-/** A key of a new workspace, which holds one page. */
-async function newKey(): Promise<string> {
-  const key = await (await seedTenant(system)).key();
+/** A key of a new workspace (or of `tenant`'s), which holds one page. */
+async function newKey(tenant?: Tenant): Promise<string> {
+  const key = await (tenant ?? (await seedTenant(system))).key();
   pageOf.set(key, (await apiClient(system.baseUrl, key)("POST", "/v1/new-page", { title: "target" })).body.id);
   return key;
 }
@@ -128,6 +128,23 @@ describe("request bodies in transit are bounded, and past the bound refused inst
       const refused = await smallPut(b);
       expectError(refused, 429, "rate_limit_exceeded");
       expect(refused.headers.get("retry-after")).toBe("1");
+      expect((await smallPut(c)).status).toBe(200);
+    } finally {
+      closeAll();
+    }
+  });
+
+  test("when a new key of a workspace already holding room would take the room kept free, then it is refused 429 like that workspace's other keys", async () => {
+    const workspace = await seedTenant(system);
+    const [first, b, c] = [await newKey(workspace), await newKey(), await newKey()];
+    const second = await newKey(workspace);
+    try {
+      for (const key of [b, b, first]) await holdUpload(key, 5 * MiB, 64 * 1024);
+      expect(await eventually(bytesInTransit, (bytes) => bytes === 15 * MiB)).toBe(15 * MiB);
+      // The workspace holds 5 MiB through its first key: a second key of it is no newcomer, so the last 5 MiB stay free.
+      const refused = await smallPut(second);
+      expectError(refused, 429, "rate_limit_exceeded");
+      expect(refused.body.error.message).toContain("workspace");
       expect((await smallPut(c)).status).toBe(200);
     } finally {
       closeAll();
