@@ -1384,7 +1384,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
+                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body, or once the API key's access changed (its scopes, its teams, the teams its creator sees), answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: string;
@@ -1888,7 +1888,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
+                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body, or once the API key's access changed (its scopes, its teams, the teams its creator sees), answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: string;
@@ -2424,7 +2424,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
+                 * @description Makes a retry safe: the first answer to a key (per API key, for 24 hours) is replayed to every request with the same key and the same body, with `Idempotency-Replayed: true`, and the work is done once. The same key with another body, or once the API key's access changed (its scopes, its teams, the teams its creator sees), answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Answers that mean nothing was done (4xx, 503) free the key again.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: string;

@@ -26,6 +26,12 @@ export interface IdempotentRequest {
   operation: { operationId: string; method: string };
   /** The API key the request authenticated with: keys are per API key. */
   apiKeyId: string;
+  /**
+   * The key's access as this request has it (its scopes, its targets, the teams
+   * its creator sees), in one string: a first answer is replayed only to a
+   * request with the same, since it was given under that access.
+   */
+  access: string;
   body: Uint8Array | null;
   /**
    * Room for the answer's body in the gateway's budget of bodies in memory (the
@@ -48,8 +54,8 @@ function keeps(status: number): boolean {
   return status < 400 || (status >= 500 && status !== 503);
 }
 
-function fingerprint(operationId: string, body: Uint8Array | null): Uint8Array {
-  return createHash("sha256").update(operationId).update("\n").update(body ?? new Uint8Array()).digest();
+function fingerprint(operationId: string, access: string, body: Uint8Array | null): Uint8Array {
+  return createHash("sha256").update(operationId).update("\n").update(access).update("\n").update(body ?? new Uint8Array()).digest();
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -124,7 +130,7 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
   async function runOnce(input: IdempotentRequest, execute: () => Promise<Answer>): Promise<Answer> {
     const ref = keyOf(input);
     if (!ref) return execute();
-    const attempt = { id: crypto.randomUUID(), fingerprint: fingerprint(input.operation.operationId, input.body), lockMs, ttlMs };
+    const attempt = { id: crypto.randomUUID(), fingerprint: fingerprint(input.operation.operationId, input.access, input.body), lockMs, ttlMs };
     for (let tries = 0; tries < 3; tries++) {
       if (await guarded(() => store.claim(deps.sql, ref, attempt))) return runClaimed(input, ref, attempt.id, execute);
       let existing = await guarded(() => store.read(deps.sql, ref));
@@ -132,8 +138,8 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
       if (!sameBytes(existing.fingerprint, attempt.fingerprint)) {
         throw new ApiError(
           "idempotency_key_reused",
-          "This Idempotency-Key was used with another request body or operation. Use a new key for a new request.",
-          { details: { fields: [IDEMPOTENCY_KEY_FIELD], errors: [{ field: IDEMPOTENCY_KEY_FIELD, rule: "unique", message: "Idempotency-Key was already used with another request body or operation" }] } },
+          "This Idempotency-Key was used with another request body or operation, or while the API key had other access (scopes, teams). Use a new key for a new request.",
+          { details: { fields: [IDEMPOTENCY_KEY_FIELD], errors: [{ field: IDEMPOTENCY_KEY_FIELD, rule: "unique", message: "Idempotency-Key was already used with another request body or operation, or other access" }] } },
         );
       }
       if (existing.state === "running" && existing.stale) {

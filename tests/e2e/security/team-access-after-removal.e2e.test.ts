@@ -87,6 +87,20 @@ describe("a team-targeted key after its creator leaves the team", () => {
     expect((await s.key("DELETE", `${PAGES}/${s.page.id}`)).status).toBe(204);
   });
 
+  test("when a create with an Idempotency-Key is sent again after the creator left the team, then its first answer is not replayed: the key's access changed", async () => {
+    const s = await scene((tenant, teamT) => tenant.member("member", [teamT]));
+    const idempotencyKey = { "idempotency-key": `after-removal-${crypto.randomUUID()}` };
+    const first = await s.key("POST", PAGES, { title: "secret plan" }, idempotencyKey);
+    expect(first.status).toBe(201);
+    expect((await s.key("POST", PAGES, { title: "secret plan" }, idempotencyKey)).headers.get("idempotency-replayed")).toBe("true");
+
+    await s.tenant.admin.updateMember(s.tenant.workspaceId, s.creatorId, { team_ids: [] });
+    const again = await s.key("POST", PAGES, { title: "secret plan" }, idempotencyKey);
+    expectError(again, 422, "idempotency_key_reused", ["Idempotency-Key"]);
+    expect(again.headers.get("idempotency-replayed")).toBeNull();
+    expect(JSON.stringify(again.body)).not.toContain(first.body.id);
+  });
+
   test("when an owner outside the team is demoted to member, then every operation of the key on that team is refused, and promotion restores it", async () => {
     const s = await scene((tenant) => tenant.member("owner"));
     await expectFullAccess(s);

@@ -38,6 +38,12 @@ async function readWithin(body: StreamedBody, timeoutMs: number): Promise<Uint8A
   }
 }
 
+/** The access a request is answered under, the same however its lists were ordered: what an idempotent replay must match. */
+function accessOf(scopes: readonly string[], credential: Credential): string {
+  const sorted = (values: readonly string[] | null) => (values === null ? null : [...values].sort());
+  return JSON.stringify([sorted(scopes), sorted(credential.targetTeamIds), sorted(credential.visibleTeamIds)]);
+}
+
 /** What a streamed body holds of its key's share beyond its own bytes (charged as they come). */
 function holdStreamRoom(lease: BodyLease, declared: number | undefined): void {
   lease.take(Math.max(0, STREAMED_BODY_MIN_BYTES - (declared ?? 0)));
@@ -66,12 +72,13 @@ export async function forwardToService(
     const readFirst = body !== null && (idempotent || (declared !== undefined && declared <= READ_FIRST_MAX_BYTES));
     if (body && !readFirst) holdStreamRoom(lease, declared);
     const wholeBody = body && readFirst ? await readWithin(body, deps.upstreamTimeoutMs) : undefined;
+    const scopes = effectiveScopes(credential.keyScopes, credential.role);
     const principalToken = signPrincipal(
       {
         workspace_id: credential.workspaceId,
         member_id: credential.memberId,
         key_id: credential.keyId,
-        scopes: effectiveScopes(credential.keyScopes, credential.role),
+        scopes,
         target_team_ids: credential.targetTeamIds,
         visible_team_ids: credential.visibleTeamIds,
         request_id: requestId,
@@ -98,7 +105,8 @@ export async function forwardToService(
     // The answer the idempotency layer holds in memory (a replay, or the first answer it stored) stays charged
     // until it has been written out, long after this request's body is given back: the layer owns that lease.
     const answerLease = deps.bodyBudget.lease(credential.keyId, credential.workspaceId, ANSWERS_IN_TRANSIT);
-    return await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, body: wholeBody ?? null, answerLease }, send);
+    const access = accessOf(scopes, credential);
+    return await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, access, body: wholeBody ?? null, answerLease }, send);
   } finally {
     lease.release();
   }
