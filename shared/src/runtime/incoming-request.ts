@@ -21,6 +21,8 @@ export interface FieldReader {
   has(name: string): boolean;
   /** Each field once, its name lower-case and its repeated values joined. */
   forEach(callback: (value: string, name: string) => void): void;
+  /** The field lines as sent, and their bytes, when the reader still has them (a fetch `Headers` has joined them). */
+  linesAsSent?(): { lines: number; bytes: number };
 }
 
 /** A handler that reads only an `IncomingRequest` (a `Request` is one), and may answer with a plain answer. */

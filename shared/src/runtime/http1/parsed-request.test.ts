@@ -45,6 +45,10 @@ describe("reading a parsed head's fields", () => {
     new HeadFieldReader(["A", "1", "b", "2", "a", "3"]).forEach((value, name) => names.push(`${name}=${value}`));
     expect(names).toEqual(["a=1, 3", "b=2"]);
   });
+
+  test("when fields are counted as sent, then each line counts, repeated names too, with its colon, space and CRLF", () => {
+    expect(new HeadFieldReader(["A", "1", "b", "22", "a", "3"]).linesAsSent()).toEqual({ lines: 3, bytes: 2 + 3 + 2 + 4 * 3 });
+  });
 });
 
 describe("a parsed request", () => {

@@ -40,6 +40,13 @@ export class HeadFieldReader implements FieldReader {
     }
   }
 
+  linesAsSent(): { lines: number; bytes: number } {
+    let bytes = 0;
+    for (let i = 0; i < this.raw.length; i++) bytes += this.raw[i]!.length;
+    // Each line's ": " and CRLF.
+    return { lines: this.raw.length / 2, bytes: bytes + 2 * this.raw.length };
+  }
+
   private forEachByMap(names: string[], callback: (value: string, name: string) => void): void {
     const joined = new Map<string, string>();
     for (let i = 0; i < names.length; i++) {
