@@ -272,8 +272,14 @@ export class Http1Connection {
     }
     this.headStartedAt ??= Date.now();
     // A head arriving in pieces is searched only where it grew (and the 3 bytes before, where its end may begin).
-    const end = this.buffer.indexOf(HEAD_END, Math.max(0, this.headScanned - 3));
+    const grewFrom = this.headScanned;
+    const end = this.buffer.indexOf(HEAD_END, Math.max(0, grewFrom - 3));
     this.headScanned = end === -1 ? this.buffer.length : 0;
+    // A head whose lines end in a bare LF (or hold a bare CR) never reaches a CRLF CRLF: refused now, not at the head timeout.
+    if (end === -1 && hasBareLineBreak(this.buffer, Math.max(0, grewFrom - 1))) {
+      this.refuse(ApiError.badRequest("A line of the request head ends in a bare LF or holds a bare CR."));
+      return false;
+    }
     if (end === -1 || end > this.settings.maxHeaderBytes) {
       if (this.buffer.length > this.settings.maxHeaderBytes) {
         this.refuse(new ApiError("request_header_fields_too_large", "The request headers are too large."));
@@ -631,4 +637,11 @@ export class Http1Connection {
     if (this.peerEnded) this.wire.end();
     else this.wire.shutdown();
   }
+}
+
+/** Whether `bytes` from `from` hold an LF not after a CR, or a CR before anything but an LF (a CR at the end may yet be followed by one). */
+function hasBareLineBreak(bytes: Uint8Array, from: number): boolean {
+  for (let i = bytes.indexOf(10, from); i !== -1; i = bytes.indexOf(10, i + 1)) if (i === 0 || bytes[i - 1] !== 13) return true;
+  for (let i = bytes.indexOf(13, from); i !== -1 && i + 1 < bytes.length; i = bytes.indexOf(13, i + 1)) if (bytes[i + 1] !== 10) return true;
+  return false;
 }
