@@ -1,5 +1,5 @@
 import { Cluster, Redis } from "ioredis";
-import { createBodyBudget, createLogger, roomKeptForNewHolders, migrate, openDatabase, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
+import { createBodyBudget, createLogger, migrate, openDatabase, roomKeptForNewHolders, signingKeyFrom, type BootedProcess, type Runtime } from "@ws/shared";
 import { createApp } from "./app";
 import { publicDocumentation } from "./openapi";
 import { createAuthenticator } from "./auth/authenticator";
