@@ -37,6 +37,7 @@ export * from "./runtime/upstream";
 export * from "./runtime/fetch-upstream";
 export * from "./runtime/lifecycle";
 export * from "./http/health";
+export * from "./net/ip-address";
 export * from "./runtime/start-process";
 export * from "./runtime/process-definition";
 export * from "./service/service-app";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { failureCountingUnit, resolveClientAddress } from "./client-address";
+import { resolveClientAddress } from "./client-address";
 import { parseTrustedProxies } from "./trusted-proxies";
 
 const ingress = parseTrustedProxies("10.0.0.0/8, fd00::/8");
@@ -64,14 +64,5 @@ describe("the client address", () => {
     expect(resolve("10.0.0.2", headers)).toBe("198.51.100.1");
     expect(resolve("10.0.0.2", headers, parseTrustedProxies(""))).toBe("10.0.0.2");
     expect(resolve("10.0.0.2", headers)).toBe("198.51.100.1");
-  });
-});
-
-describe("the unit failed authentications are counted in", () => {
-  test("when the client is IPv4, then it is the address; when IPv6, its /64", () => {
-    expect(failureCountingUnit("198.51.100.1")).toBe("198.51.100.1");
-    expect(failureCountingUnit("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
-    expect(failureCountingUnit("2001:db8:1:2:bbbb::9")).toBe("2001:db8:1:2::/64");
-    expect(failureCountingUnit("unknown")).toBe("unknown");
   });
 });

@@ -1,5 +1,4 @@
-import type { FieldReader } from "@ws/shared";
-import { formatIp, maskIp, parseIp, type IpAddress } from "./ip-address";
+import { formatIp, parseIp, type FieldReader, type IpAddress } from "@ws/shared";
 import type { TrustedProxies } from "./trusted-proxies";
 
 /** Splits on `separator` outside double-quoted strings (RFC 7230 quoted-string, with backslash escapes). */
@@ -109,15 +108,4 @@ export function resolveClientAddress(peer: string | undefined, headers: FieldRea
   if (forwardedFor !== null) chains.push(rightmostUntrusted(splitOutsideQuotes(forwardedFor, ",").map(unquote), trusted));
   if (chains.length === 0 || chains.some((client) => client === null || client !== chains[0])) return fallback;
   return chains[0]!;
-}
-
-/**
- * The unit failed authentications are counted in: one IPv4 address, or one
- * IPv6 /64 (what one subscriber is usually given, so rotating addresses within
- * it gains an attacker nothing).
- */
-export function failureCountingUnit(clientAddress: string): string {
-  const ip = parseIp(clientAddress);
-  if (!ip || ip.version === 4) return clientAddress;
-  return `${formatIp(maskIp(ip, 64))}/64`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseIp } from "./ip-address";
+import { parseIp } from "@ws/shared";
 import { InvalidRangeError, parseTrustedProxies } from "./trusted-proxies";
 
 const contains = (list: string, address: string) => parseTrustedProxies(list).contains(parseIp(address)!);

@@ -1,4 +1,4 @@
-import { formatIp, maskIp, parseIp, samePrefix, type IpAddress } from "./ip-address";
+import { formatIp, maskIp, parseIp, samePrefix, type IpAddress } from "@ws/shared";
 
 /** The proxies (TRUSTED_PROXIES) whose forwarding headers the gateway believes. */
 export interface TrustedProxies {

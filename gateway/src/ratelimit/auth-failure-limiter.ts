@@ -1,6 +1,5 @@
-import { ApiError } from "@ws/shared";
+import { ApiError, clientUnit } from "@ws/shared";
 import type { Cluster, Redis } from "ioredis";
-import { failureCountingUnit } from "../client-address/client-address";
 import { windowEnd, WINDOW_SECONDS } from "./limiter";
 import { minuteWindows } from "./minute-windows";
 import { createRedisGate, type RedisGate } from "./redis-gate";
@@ -42,11 +41,11 @@ function tooMany(limitPerMinute: number, retryAfter: number): ApiError {
 function limitedBy(counter: FailureCounter, limitPerMinute: number): AuthFailureLimiter {
   return {
     async recordFailure(clientAddress) {
-      const { count, retryAfter } = await counter.increment(failureCountingUnit(clientAddress));
+      const { count, retryAfter } = await counter.increment(clientUnit(clientAddress));
       if (count > limitPerMinute) throw tooMany(limitPerMinute, retryAfter);
     },
     async assertNotBlocked(clientAddress) {
-      const { count, retryAfter } = await counter.read(failureCountingUnit(clientAddress));
+      const { count, retryAfter } = await counter.read(clientUnit(clientAddress));
       if (count >= limitPerMinute) throw tooMany(limitPerMinute, retryAfter);
     },
   };

@@ -1,4 +1,5 @@
 import { ApiError } from "../../errors/api-error";
+import { clientUnit } from "../../net/ip-address";
 import { fetchRequestOf, type IncomingRequest } from "../incoming-request";
 import { PlainAnswer, type Answer } from "../plain-answer";
 import type { RequestHandler } from "../runtime";
@@ -113,8 +114,11 @@ export class Http1Connection {
     this.outgoing = new Outgoing(wire);
   }
 
-  get remoteAddress(): string {
-    return this.wire.remoteAddress;
+  private unit: string | undefined;
+
+  /** The client it counts against in the server's shares (clientUnit: an IPv4 address, an IPv6 /64). */
+  get client(): string {
+    return (this.unit ??= clientUnit(this.wire.remoteAddress));
   }
 
   /** An answer has been written on this connection: closing it outright could cut one its client has not read yet. */
@@ -128,6 +132,15 @@ export class Http1Connection {
   /** No request is in progress and nothing is buffered. */
   get idle(): boolean {
     return this.exchange === undefined && this.buffer.length === 0;
+  }
+
+  /**
+   * Everything asked on it is answered and handed to the kernel: it is idle
+   * after an answer, or closing, or dropping input after its last answer.
+   * Cutting it loses at most what the kernel still holds for a slow reader.
+   */
+  get lingering(): boolean {
+    return this.endedAt !== undefined || this.droppingSince !== undefined || (this.hasAnswered && this.waitingForNothing);
   }
 
   /** Idle, with no answer waiting for its client and no head begun: closing it loses nothing of ours. */

@@ -25,9 +25,12 @@ function serve(fetch: FetchHandler, timeouts?: Partial<Http1Timeouts>, maxHeader
 }
 
 /** A raw client: what it received so far, whether the server closed, and a way to wait for either. */
-/** `from`: the client's own address (any 127.x.y.z is this machine), for the limits kept per client address. */
-function connect(port: number, from?: string) {
-  const socket: Socket = createConnection({ port, host: "127.0.0.1", localAddress: from });
+/**
+ * `from`: the client's own address (any 127.x.y.z is this machine), for the limits kept per client address.
+ * `keepsOpen`: the client does not close its side when the server closes its own (as a client that lingers would).
+ */
+function connect(port: number, from?: string, keepsOpen = false) {
+  const socket: Socket = createConnection({ port, host: "127.0.0.1", localAddress: from, allowHalfOpen: keepsOpen });
   const state: { data: Buffer; closed: boolean; reset: boolean } = { data: Buffer.alloc(0), closed: false, reset: false };
   let waiters: (() => void)[] = [];
   const wake = () => {
@@ -510,6 +513,56 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     release();
     for (const client of busy) expect(await client.answers(1)).toEqual([200]);
     for (const client of [...busy, refused]) client.close();
+  });
+
+  test("when one client keeps every connection open after its answers, then another client's new connection is served, the first client's oldest is cut, and its own new ones are refused 503", async () => {
+    const port = serve(echoPath, undefined, undefined, undefined, 8);
+    const lingering = [];
+    for (let i = 0; i < 8; i++) {
+      // Answered and closed on the server's side; the client keeps its side open, so each lingers.
+      const client = connect(port, "127.0.4.2", true);
+      await client.write(`GET /flood${i} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(await client.answers(1)).toEqual([200]);
+      lingering.push(client);
+    }
+    const more = connect(port, "127.0.4.2");
+    await more.untilClosed();
+    expect(more.text().slice(0, 12)).toBe("HTTP/1.1 503");
+    const other = connect(port, "127.0.4.1");
+    await other.write(`GET /other HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await other.answers(1)).toEqual([200]);
+    await lingering[0]!.untilClosed();
+    expect(lingering.map((client) => client.state.closed)).toEqual([true, false, false, false, false, false, false, false]);
+    for (const client of [...lingering, more, other]) client.close();
+  });
+
+  test("when a client holding more than its share of the connections opens another, then it makes room from its own only: another client's idle connections stay open", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const port = serve(async (request) => {
+      if (new URL(request.url).pathname.startsWith("/hold")) await held;
+      return echoPath(request);
+    }, undefined, undefined, undefined, 4);
+    const answered = connect(port, "127.0.5.1");
+    await answered.write(`GET /first HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await answered.answers(1)).toEqual([200]);
+    const unused = connect(port, "127.0.5.1");
+    await Bun.sleep(50);
+    const busy = [connect(port, "127.0.5.2"), connect(port, "127.0.5.2")];
+    for (const [index, client] of busy.entries()) await client.write(`GET /hold${index} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await Bun.sleep(50);
+    // Past the cap, and past its share of a quarter: none of the other client's connections give way.
+    const refused = connect(port, "127.0.5.2");
+    await refused.untilClosed();
+    expect(refused.text().slice(0, 12)).toBe("HTTP/1.1 503");
+    expect([answered.state.closed, unused.state.closed]).toEqual([false, false]);
+    await answered.write(`GET /second HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await answered.answers(2)).toEqual([200, 200]);
+    await unused.write(`GET /third HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(await unused.answers(1)).toEqual([200]);
+    release();
+    for (const client of busy) expect(await client.answers(1)).toEqual([200]);
+    for (const client of [answered, unused, ...busy, refused]) client.close();
   });
 
   test("when the oldest incomplete head of an address grows past that address's share, then that head is refused 503 and the newer one keeps its room", async () => {

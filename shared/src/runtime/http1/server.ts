@@ -24,6 +24,9 @@ export interface Http1ServerOptions {
   maxConnections?: number;
 }
 
+/** Of the connections a listener keeps, what one client (clientUnit) holds before it makes room from its own only. */
+const CLIENT_SHARE = 1 / 4;
+
 /** How long a client may take nothing of an answer before its connection gives way to a new one, when connections run out. */
 const STALLED_GIVES_WAY_MS = 1000;
 
@@ -69,11 +72,17 @@ export class Http1Server {
   private drained: (() => void) | undefined;
   private readonly unfinishedHeads: UnfinishedHeads;
   private readonly maxConnections: number;
+  /** Each client's connections (by clientUnit), oldest first. */
+  private readonly byClient = new Map<string, Set<Http1Connection>>();
+  /** The clients holding more than CLIENT_SHARE of maxConnections: a few at most. */
+  private readonly overShare = new Set<string>();
+  private readonly clientShare: number;
 
   constructor(private readonly options: Http1ServerOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.unfinishedHeads = new UnfinishedHeads(options.unfinishedHeadsMaxBytes ?? UNFINISHED_HEADS_MAX_BYTES);
     this.maxConnections = options.maxConnections ?? defaultMaxConnections();
+    this.clientShare = Math.max(1, Math.floor(this.maxConnections * CLIENT_SHARE));
     const every = Math.max(10, Math.min(1000, this.timeouts.headMs / 4, this.timeouts.idleMs / 4, this.timeouts.lingerMs / 4));
     this.sweeper = setInterval(() => this.sweep(), every);
     (this.sweeper as { unref?: () => void }).unref?.();
@@ -87,6 +96,7 @@ export class Http1Server {
       holdHead: (bytes): boolean => this.unfinishedHeads.hold(connection, bytes),
     });
     this.connections.add(connection);
+    this.count(connection);
     if (this.connections.size > this.maxConnections) this.makeRoom(connection);
     if (this.draining) connection.closeWhenIdle();
     return connection;
@@ -95,20 +105,31 @@ export class Http1Server {
   /**
    * One connection too many. What gives way, in order: the oldest idle
    * connection that never had an answer (cut: nothing of ours is lost); the
-   * oldest idle one that had (closed after what the kernel still holds for its
-   * client, which may be reading it slowly); the oldest incomplete head (503);
-   * the connection whose client has taken nothing of its answer the longest,
-   * past STALLED_GIVES_WAY_MS (cut); else the newcomer is answered 503.
-   * Requests being served and answers being read are never cut.
+   * oldest lingering connection of the client holding the most connections
+   * past its share (cut: see below); the oldest idle one that had an answer
+   * (closed after what the kernel still holds for its client, which may be
+   * reading it slowly); the oldest incomplete head (503); the connection whose
+   * client has taken nothing of its answer the longest, past
+   * STALLED_GIVES_WAY_MS (cut); else the newcomer is answered 503. Requests
+   * being served and answers being read are never cut.
+   *
+   * A client (clientUnit) holding more than its share makes room from its own
+   * connections only, and never cuts its own lingering ones: however many it
+   * opens, and however long it keeps them after their answers, it cannot push
+   * other clients out, while theirs push its lingering ones out. Behind a
+   * proxy every client has the proxy's address, and the rules above apply
+   * among them as if the share did not exist.
    */
   private makeRoom(newcomer: Http1Connection): void {
+    const own = this.byClient.get(newcomer.client)!;
+    const overShare = own.size > this.clientShare;
     let answeredIdle: Http1Connection | undefined;
     let stalled: Http1Connection | undefined;
-    for (const connection of this.connections) {
+    for (const connection of overShare ? own : this.connections) {
       if (connection === newcomer || connection.closing) continue;
       if (connection.waitingForNothing) {
         if (!connection.hasAnswered) {
-          this.connections.delete(connection);
+          this.forget(connection);
           return connection.terminate();
         }
         answeredIdle ??= connection;
@@ -116,18 +137,51 @@ export class Http1Server {
         stalled = connection;
       }
     }
+    if (!overShare && this.cutLingeringOfLargestClient()) return;
     if (answeredIdle) return answeredIdle.closeWhenIdle();
-    if (this.unfinishedHeads.refuseOldestOfAll(newcomer)) return;
+    if (overShare ? this.unfinishedHeads.refuseOldestOf(newcomer.client, newcomer) : this.unfinishedHeads.refuseOldestOfAll(newcomer)) return;
     if (stalled && Date.now() - stalled.stalledSince! > STALLED_GIVES_WAY_MS) {
-      this.connections.delete(stalled);
+      this.forget(stalled);
       return stalled.terminate();
     }
     newcomer.refuseConnection();
   }
 
+  /** Cuts the oldest lingering connection of the client past its share that holds the most; false when none has one. */
+  private cutLingeringOfLargestClient(): boolean {
+    const largestFirst = [...this.overShare].map((client) => this.byClient.get(client)!).sort((a, b) => b.size - a.size);
+    for (const connections of largestFirst) {
+      for (const connection of connections) {
+        if (!connection.lingering) continue;
+        this.forget(connection);
+        connection.terminate();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private count(connection: Http1Connection): void {
+    const client = connection.client;
+    let connections = this.byClient.get(client);
+    if (connections === undefined) this.byClient.set(client, (connections = new Set()));
+    connections.add(connection);
+    if (connections.size > this.clientShare) this.overShare.add(client);
+  }
+
+  /** No longer counted: it is closed, or being cut. */
+  private forget(connection: Http1Connection): void {
+    if (!this.connections.delete(connection)) return;
+    const client = connection.client;
+    const connections = this.byClient.get(client)!;
+    connections.delete(connection);
+    if (connections.size <= this.clientShare) this.overShare.delete(client);
+    if (connections.size === 0) this.byClient.delete(client);
+  }
+
   closed(connection: Http1Connection): void {
     connection.onClose();
-    this.connections.delete(connection);
+    this.forget(connection);
     if (this.draining && this.connections.size === 0) this.drained?.();
   }
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { UnfinishedHeads, type HeadHolder } from "./unfinished-heads";
 
-function holder(remoteAddress: string, name: string, refused: string[]): HeadHolder {
-  return { remoteAddress, refuseIncompleteHead: () => refused.push(name) };
+function holder(client: string, name: string, refused: string[]): HeadHolder {
+  return { client, refuseIncompleteHead: () => refused.push(name) };
 }
 
 describe("the room for incomplete request heads", () => {

@@ -1,13 +1,14 @@
 /** What the budget needs of a connection holding an incomplete head. */
 export interface HeadHolder {
-  readonly remoteAddress: string;
+  /** The client it counts against (clientUnit). */
+  readonly client: string;
   /** Answers 503 and closes: its head's room went to another. */
   refuseIncompleteHead(): void;
 }
 
 /**
  * The room for request heads still arriving, over every connection of a
- * listener, and for each client address a quarter of it.
+ * listener, and for each client (an IPv4 address, an IPv6 /64) a quarter of it.
  *
  * Heads that arrive in one read are never held. One that needs room past a
  * bound takes it from the oldest head held (answered 503 with Retry-After):
@@ -36,7 +37,7 @@ export class UnfinishedHeads {
     const before = this.held.get(holder) ?? 0;
     const delta = bytes - before;
     if (delta > 0) {
-      const address = this.byAddress.get(holder.remoteAddress);
+      const address = this.byAddress.get(holder.client);
       while (address !== undefined && address.bytes + delta > this.perAddressBytes) {
         if (!this.refuseOldest(address.holders, holder)) return false;
       }
@@ -54,6 +55,12 @@ export class UnfinishedHeads {
     return this.refuseOldest(this.held.keys(), sparing);
   }
 
+  /** Refuses the oldest incomplete head of `client`'s, to free a connection; false when it has none. */
+  refuseOldestOf(client: string, sparing: HeadHolder): boolean {
+    const address = this.byAddress.get(client);
+    return address !== undefined && this.refuseOldest(address.holders, sparing);
+  }
+
   private refuseOldest(holders: Iterable<HeadHolder>, sparing: HeadHolder): boolean {
     for (const oldest of holders) {
       if (oldest === sparing) return false;
@@ -69,8 +76,8 @@ export class UnfinishedHeads {
     this.total += bytes - before;
     // Setting a key already in a Map keeps its place: a head stays as old as its first held byte.
     this.held.set(holder, bytes);
-    let address = this.byAddress.get(holder.remoteAddress);
-    if (address === undefined) this.byAddress.set(holder.remoteAddress, (address = { bytes: 0, holders: new Set() }));
+    let address = this.byAddress.get(holder.client);
+    if (address === undefined) this.byAddress.set(holder.client, (address = { bytes: 0, holders: new Set() }));
     address.bytes += bytes - before;
     address.holders.add(holder);
   }
@@ -80,9 +87,9 @@ export class UnfinishedHeads {
     if (before === undefined) return;
     this.total -= before;
     this.held.delete(holder);
-    const address = this.byAddress.get(holder.remoteAddress)!;
+    const address = this.byAddress.get(holder.client)!;
     address.bytes -= before;
     address.holders.delete(holder);
-    if (address.holders.size === 0) this.byAddress.delete(holder.remoteAddress);
+    if (address.holders.size === 0) this.byAddress.delete(holder.client);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatIp, parseIp } from "./ip-address";
+import { clientUnit, formatIp, parseIp } from "./ip-address";
 
 const canonical = (text: string) => {
   const ip = parseIp(text);
@@ -33,5 +33,16 @@ describe("IP address literals", () => {
     for (const bad of ["1::2::3", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "12345::1", "g::1", "1:2:3:4:5:6:7::8:9", ":1:2:3:4:5:6:7", "[::1]"]) {
       expect(canonical(bad)).toBeNull();
     }
+  });
+});
+
+describe("the unit one client is counted in", () => {
+  test("when the client is IPv4 (or IPv4-mapped), then it is the address; when IPv6, its /64; anything else, itself", () => {
+    expect(clientUnit("198.51.100.1")).toBe("198.51.100.1");
+    expect(clientUnit("::ffff:198.51.100.1")).toBe("198.51.100.1");
+    expect(clientUnit("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(clientUnit("2001:db8:1:2:bbbb::9")).toBe("2001:db8:1:2::/64");
+    expect(clientUnit("2001:db8:1:3::9")).toBe("2001:db8:1:3::/64");
+    expect(clientUnit("unknown")).toBe("unknown");
   });
 });

@@ -101,3 +101,14 @@ export function maskIp(ip: IpAddress, bits: number): IpAddress {
   }
   return { version: ip.version, bytes };
 }
+
+/**
+ * The unit one client is counted in, wherever a share is kept per client: one
+ * IPv4 address, or one IPv6 /64 (what one subscriber is usually given, so
+ * rotating addresses within it gains nothing). Anything else is its own unit.
+ */
+export function clientUnit(address: string): string {
+  const ip = parseIp(address);
+  if (!ip || ip.version === 4) return ip ? formatIp(ip) : address;
+  return `${formatIp(maskIp(ip, 64))}/64`;
+}
