@@ -1,7 +1,8 @@
 import { ApiError } from "../errors/api-error";
 import { requestIdOf } from "../http/request-id";
-import { fetchUpstream } from "./fetch-upstream";
+import { fetchUpstreamWith } from "./fetch-upstream";
 import { asFetchHandler, type Runtime } from "./runtime";
+import { SENT_AGAIN_METHODS } from "./upstream";
 
 declare const Deno: {
   serve(
@@ -10,7 +11,20 @@ declare const Deno: {
   ): { addr: { port: number }; shutdown(): Promise<void> };
   addSignalListener(signal: string, handler: () => void): void;
   exit(code: number): never;
+  createHttpClient(options: { poolMaxIdlePerHost?: number }): unknown;
 };
+
+/**
+ * Deno's fetch sends a request once more by itself when the reused connection
+ * it went on closes before the answer, even when the service had run it (a
+ * DELETE then answers 404, a PUT with If-Match 412): a request of any method
+ * but the safe ones goes on a connection of its own, never reused. Made on
+ * first use: only the gateway sends requests to services.
+ */
+let ownConnections: unknown;
+const sendUpstream = fetchUpstreamWith((request) =>
+  SENT_AGAIN_METHODS.has(request.method) ? undefined : { client: (ownConnections ??= Deno.createHttpClient({ poolMaxIdlePerHost: 0 })) },
+);
 
 export const denoRuntime: Runtime = {
   name: "deno",
@@ -50,7 +64,7 @@ export const denoRuntime: Runtime = {
       },
     };
   },
-  sendUpstream: fetchUpstream,
+  sendUpstream,
   onShutdownSignal(handler) {
     for (const signal of ["SIGTERM", "SIGINT"]) Deno.addSignalListener(signal, () => handler(signal));
   },

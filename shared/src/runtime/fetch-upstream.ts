@@ -1,9 +1,16 @@
 import { watchDeadline } from "../http/deadline-watch";
 import { BodyIdleWatch } from "./body-idle-watch";
-import { HOP_ANSWER_HEADERS, upstreamTimeout, WHOLE_ANSWER_MAX_BYTES, type SendUpstream } from "./upstream";
+import { HOP_ANSWER_HEADERS, upstreamTimeout, WHOLE_ANSWER_MAX_BYTES, type SendUpstream, type UpstreamAnswer, type UpstreamRequest } from "./upstream";
 
-/** The hop sent with the runtime's fetch. */
-export const fetchUpstream: SendUpstream = async (request) => {
+/** The hop sent with the runtime's fetch; `initFor` adds the runtime's own fetch options for a request. */
+export function fetchUpstreamWith(initFor: (request: UpstreamRequest) => Record<string, unknown> | undefined): SendUpstream {
+  return (request) => fetchUpstreamOnce(request, initFor(request));
+}
+
+/** The hop sent with the runtime's fetch, as it is. */
+export const fetchUpstream: SendUpstream = (request) => fetchUpstreamOnce(request, undefined);
+
+async function fetchUpstreamOnce(request: UpstreamRequest, init: Record<string, unknown> | undefined): Promise<UpstreamAnswer> {
   // One shared timer for every request's timeout instead of a timer each (AbortSignal.timeout) left running after the answer.
   const controller = new AbortController();
   const budgetMs = request.deadline - performance.now();
@@ -16,6 +23,7 @@ export const fetchUpstream: SendUpstream = async (request) => {
       duplex: "half",
       redirect: "manual",
       signal: controller.signal,
+      ...init,
     } as RequestInit);
     const headers: [string, string][] = [];
     answer.headers.forEach((value, name) => {
@@ -35,7 +43,7 @@ export const fetchUpstream: SendUpstream = async (request) => {
     unwatch();
     throw error;
   }
-};
+}
 
 /** The body, read at its reader's pace, failing (by `abort`) once the service has sent nothing of it for `idleMs` while it was asked for. */
 function idleLimited(body: ReadableStream<Uint8Array>, idleMs: number, abort: () => void): ReadableStream<Uint8Array> {

@@ -51,5 +51,15 @@ export function upstreamTimeout(): DOMException {
 
 export const WHOLE_ANSWER_MAX_BYTES = 64 * 1024;
 
+/**
+ * Methods a hop may send once more by itself when a reused connection closed
+ * before any of the answer came: safe ones (RFC 9110), which change nothing.
+ * PUT and DELETE are idempotent, but not to send again here: the connection
+ * may have broken after the service committed, and the second attempt then
+ * answers for the first (a DELETE that ran is 404, a PUT with If-Match 412),
+ * or repeats a PUT over another client's write made between.
+ */
+export const SENT_AGAIN_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /** Headers of one hop of an answer: each hop writes its own. */
 export const HOP_ANSWER_HEADERS = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);

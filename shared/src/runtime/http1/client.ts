@@ -1,4 +1,4 @@
-import { upstreamTimeout, type UpstreamAnswer, type UpstreamRequest } from "../upstream";
+import { SENT_AGAIN_METHODS, upstreamTimeout, type UpstreamAnswer, type UpstreamRequest } from "../upstream";
 import { AnswerLost, ClientConnection, type ClientWire, type SocketEvents } from "./client-connection";
 import { HopDeadline } from "./hop-deadline";
 
@@ -18,15 +18,12 @@ export interface Http1ClientOptions {
 
 const DEFAULT_OPTIONS: Http1ClientOptions = { idleMs: 4_000, maxConnections: 256 };
 
-/** Methods a client may repeat without changing the result beyond the first time (RFC 9110). */
-const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
-
 /**
  * An HTTP/1.1 client for the gateway → service hop, over the runtime's TCP
  * sockets (cheaper than a fetch run on another thread): a keep-alive pool per
  * service. A request that finds its reused connection closed before any byte
- * of the answer came is sent once more on a new connection when repeating it
- * is harmless (an idempotent method, a body still in hand).
+ * of the answer came is sent once more on a new connection when its method is
+ * safe (GET, HEAD, OPTIONS: nothing to repeat), its body still in hand.
  */
 export class Http1Client {
   private readonly pools = new Map<string, OriginPool>();
@@ -48,7 +45,7 @@ export class Http1Client {
       connection = await pool.acquire(deadline);
       return await connection.send(request, deadline);
     } catch (error) {
-      const repeatable = IDEMPOTENT.has(request.method) && !(request.body instanceof ReadableStream);
+      const repeatable = SENT_AGAIN_METHODS.has(request.method) && !(request.body instanceof ReadableStream);
       if (!(error instanceof AnswerLost && error.beforeAnswer && connection!.uses > 1 && repeatable)) {
         deadline.end();
         throw error;
