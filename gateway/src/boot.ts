@@ -127,7 +127,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
     onError: (error) => logger.warn("loading the hashes of existing keys failed; the next blocked address retries", { error: String(error) }),
   });
   knownKeys.start();
-  const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: config.upstreamTimeoutMs });
+  const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: config.upstreamTimeoutMs, databaseTimeoutMs: config.databaseTimeoutMs });
   // Expired keys are overwritten when reused anyway; this only gives their space back.
   const purgeTimer = setInterval(() => {
     idempotency.purgeExpired().catch((error: unknown) => logger.warn("idempotency purge failed", { error: String(error) }));
@@ -143,6 +143,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
       routes: createRouteTable(),
       authenticator: createAuthenticator({
         sql: database.sql,
+        databaseTimeoutMs: config.databaseTimeoutMs,
         keyPrefix: config.keyPrefix,
         epochs: requestEpochs,
         knownKeys,

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,6 +64,24 @@ export async function throwawayPostgres() {
   running.set(dir, data);
   await command("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"]);
   const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c max_connections=100"].join(" ");
+  let paused: number[] = [];
+  /** The postmaster and its children. */
+  const serverProcesses = (): number[] => {
+    const postmaster = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+    const children = readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          // The parent's pid is the field after the name, which is in parentheses and may hold spaces.
+          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+          return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+    return [postmaster, ...children];
+  };
   const server = {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -74,7 +92,20 @@ export async function throwawayPostgres() {
     async stop() {
       await command("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]).catch(() => undefined);
     },
+    /**
+     * Stops the server and every backend in their tracks (SIGSTOP), as a host
+     * that stalls would: connections stay open and nothing answers, not even
+     * an error. `resume` lets them go on.
+     */
+    pause() {
+      paused = serverProcesses();
+      for (const pid of paused) process.kill(pid, "SIGSTOP");
+    },
+    resume() {
+      for (const pid of paused.splice(0)) process.kill(pid, "SIGCONT");
+    },
     async dispose() {
+      server.resume();
       await command("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"]).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
       running.delete(dir);

@@ -1,4 +1,4 @@
-import type { Pool, Role, Scope } from "@ws/shared";
+import { notExecuted, settleWithin, type Pool, type Role, type Scope } from "@ws/shared";
 import { findKeyCredential, touchApiKey } from "../identity/api-keys";
 import { hashKey, isWellFormedKey, keyLength } from "../keys/key-format";
 import type { CredentialEpochs } from "./credential-epochs";
@@ -36,6 +36,8 @@ const malformed = () => unauthorized("invalid_token", "The API key is malformed.
 
 export function createAuthenticator(deps: {
   sql: Pool;
+  /** How long a key's look-up may take before the request is refused (503): a database that hangs holds no request longer. */
+  databaseTimeoutMs: number;
   keyPrefix: string;
   epochs: CredentialEpochs;
   /** Consulted when `beforeLookup` refuses: a key that exists is looked up anyway. */
@@ -49,7 +51,7 @@ export function createAuthenticator(deps: {
 
   async function load(digest: Buffer): Promise<Credential> {
     deps.onLookup?.();
-    const row = await findKeyCredential(deps.sql, digest);
+    const row = await settleWithin(findKeyCredential(deps.sql, digest), deps.databaseTimeoutMs, () => notExecuted("The database did not answer in time."));
     if (!row) throw unauthorized("invalid_token", "The API key is not valid.");
     // A secret that a rotation replaced works until its own end, never past the key's.
     const ends = [row.expires_at, row.current_secret ? null : (row.previous_key_expires_at ?? new Date(0))].filter((end) => end !== null);

@@ -55,7 +55,7 @@ function counting(answer: () => Response | Promise<Response>) {
 
 describe("idempotency, in process against the gateway's real schema", () => {
   test("when the first answer is a 504 (outcome unknown), then it is kept and replayed, and the work is not run again", async () => {
-    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const work = counting(() => {
       throw new ApiError("outcome_unknown", "The service did not answer in time; it may still have done the work.");
     });
@@ -69,7 +69,7 @@ describe("idempotency, in process against the gateway's real schema", () => {
   });
 
   test("when a 503 says the work was not done, then the key is free and the next attempt runs it", async () => {
-    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     let first = true;
     const work = counting(() => {
       if (first) {
@@ -85,7 +85,7 @@ describe("idempotency, in process against the gateway's real schema", () => {
   });
 
   test("when the attempt holding a key outlives its lock (its gateway stopped), then the key answers 504 outcome_unknown from then on", async () => {
-    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const key = crypto.randomUUID();
     let releaseFirst!: () => void;
     const first = idempotency.run(post(key), () => new Promise<Response>((resolve) => (releaseFirst = () => resolve(Response.json({}, { status: 201 })))));
@@ -103,7 +103,7 @@ describe("idempotency, in process against the gateway's real schema", () => {
   });
 
   test("when a record has expired, then the key is taken afresh, and the purge removes expired records only", async () => {
-    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const expired = crypto.randomUUID();
     const live = crypto.randomUUID();
     const created = () => Promise.resolve(Response.json({ id: crypto.randomUUID() }, { status: 201 }));
@@ -121,7 +121,7 @@ describe("idempotency, in process against the gateway's real schema", () => {
 
   test("when the store is unreachable, then a request with a key is refused with 503 instead of running unguarded", async () => {
     const broken = await openDatabase({ url: "postgres://nobody@127.0.0.1:9/none", dataDir, poolMax: 1 });
-    const idempotency = createIdempotency({ sql: broken.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: broken.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const work = counting(() => Response.json({}, { status: 201 }));
     await expect(idempotency.run(post(crypto.randomUUID()), work.run)).rejects.toMatchObject({ status: 503, code: "service_unavailable" });
     expect(work.calls()).toBe(0);
@@ -139,14 +139,14 @@ describe("idempotency: which keys are taken", () => {
     ["a tab", "a\tb"],
     ["256 characters", "k".repeat(256)],
   ])("when the key has %s, then 400 bad_request naming Idempotency-Key and the work is not run", async (_, key) => {
-    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const work = counting(() => Response.json({}, { status: 201 }));
     await expect(idempotency.run(post(key), work.run)).rejects.toMatchObject({ status: 400, code: "bad_request", details: { fields: ["Idempotency-Key"] } });
     expect(work.calls()).toBe(0);
   });
 
   test("when the key is 255 visible ASCII characters, the first and last of that range among them, then it is taken", async () => {
-    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const work = counting(() => Response.json({}, { status: 201 }));
     const key = `!~${crypto.randomUUID()}`.padEnd(255, "k");
     expect((await idempotency.run(post(key), work.run)).status).toBe(201);
@@ -168,7 +168,7 @@ describe("idempotency: the answers it holds in memory are bounded by the body bu
   }
 
   test("when earlier replays have not been taken by their clients, then a replay past the key's share is 429 with Retry-After, and once they are read it replays the same bytes again", async () => {
-    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const budget = createBodyBudget({ totalBytes: 64 * MiB, perKeyBytes: 5 * MiB });
     // As the forward step makes it.
     const leaseOf = () => budget.lease("key", "workspace", ANSWERS_IN_TRANSIT);
@@ -203,7 +203,7 @@ describe("idempotency: the answers it holds in memory are bounded by the body bu
   });
 
   test("when the first answer comes while the key's share is full, then it is not refused (the work was done), and its bytes are held until it has been read", async () => {
-    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000 });
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const budget = createBodyBudget({ totalBytes: 64 * MiB, perKeyBytes: 1 * MiB });
     const other = budget.lease("key", "workspace");
     other.take(1 * MiB);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { ApiError, ERROR_STATUS, bytesReleasedWhenSent, errorBody, requestIdOf, toResponse, type Answer, type BodyLease, type BudgetItems, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
+import { ApiError, ERROR_STATUS, bytesReleasedWhenSent, databaseFailure, errorBody, requestIdOf, settleWithin, toResponse, type Answer, type BodyLease, type BudgetItems, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
+import { createLateReleases } from "./late-releases";
 import * as store from "./store";
 import type { KeyRef, SettledAnswer, StoredAnswer } from "./store";
 
@@ -89,10 +90,19 @@ const UNKNOWN_OUTCOME: StoredAnswer = {
  * waiting duplicate would hold a connection and a slot for as long as the
  * upstream timeout, and a retrying client would pile them up).
  */
-export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTimeoutMs: number; ttlMs?: number }) {
+export function createIdempotency(deps: {
+  sql: Pool;
+  logger: Logger;
+  upstreamTimeoutMs: number;
+  /** How long one query of the store may take before the request is refused (503): a database that hangs holds no request longer. */
+  databaseTimeoutMs: number;
+  ttlMs?: number;
+}) {
   const ttlMs = deps.ttlMs ?? IDEMPOTENCY_TTL_MS;
   // The attempt can take no longer than the forward's timeout; the margin covers storing its answer.
   const lockMs = deps.upstreamTimeoutMs + 5_000;
+  const lateReleases = createLateReleases({ release: (ref, attemptId) => store.release(deps.sql, ref, attemptId), logger: deps.logger, timeoutMs: deps.databaseTimeoutMs, giveUpMs: ttlMs });
+  const timedOut = () => new Error(`the database did not answer within ${deps.databaseTimeoutMs} ms`);
 
   function keyOf(input: IdempotentRequest): KeyRef | undefined {
     if (input.operation.method !== "POST") return undefined;
@@ -105,9 +115,9 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
   }
 
   /** Without the store there is no promise to keep: the request is refused, not run unguarded. */
-  async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  async function guarded<T>(work: Promise<T>): Promise<T> {
     try {
-      return await work();
+      return await settleWithin(work, deps.databaseTimeoutMs, timedOut);
     } catch (error) {
       deps.logger.warn("idempotency store unavailable", { error: error instanceof Error ? error.message : String(error) });
       throw new ApiError("service_unavailable", "Idempotency keys cannot be checked right now. Try again later.", {
@@ -132,8 +142,8 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
     if (!ref) return execute();
     const attempt = { id: crypto.randomUUID(), fingerprint: fingerprint(input.operation.operationId, input.access, input.body), lockMs, ttlMs };
     for (let tries = 0; tries < 3; tries++) {
-      if (await guarded(() => store.claim(deps.sql, ref, attempt))) return runClaimed(input, ref, attempt.id, execute);
-      let existing = await guarded(() => store.read(deps.sql, ref));
+      if (await claim(ref, attempt)) return runClaimed(input, ref, attempt.id, execute);
+      let existing = await guarded(store.read(deps.sql, ref));
       if (!existing) continue;
       if (!sameBytes(existing.fingerprint, attempt.fingerprint)) {
         throw new ApiError(
@@ -143,7 +153,7 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
         );
       }
       if (existing.state === "running" && existing.stale) {
-        existing = await guarded(() => store.settleStale(deps.sql, ref, UNKNOWN_OUTCOME));
+        existing = await guarded(store.settleStale(deps.sql, ref, UNKNOWN_OUTCOME));
         if (!existing) continue;
       }
       if (existing.state === "running") {
@@ -158,6 +168,25 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
   }
 
   /**
+   * Takes the key for this attempt. A claim refused for time (503) may still
+   * land later: the key is let go once it has, so the retry the 503 invites
+   * runs afresh.
+   */
+  async function claim(ref: KeyRef, attempt: Parameters<typeof store.claim>[2]): Promise<boolean> {
+    const claiming = store.claim(deps.sql, ref, attempt);
+    try {
+      return await guarded(claiming);
+    } catch (error) {
+      claiming.then(
+        (taken) => taken && lateReleases.add(ref, attempt.id),
+        // Refused before it was sent, it never landed; lost on the way, it may have.
+        (failure: unknown) => databaseFailure(failure) !== "not_executed" && lateReleases.add(ref, attempt.id),
+      );
+      throw error;
+    }
+  }
+
+  /**
    * The settled answer, its body read only once the lease has room for it, and
    * held until sent; undefined when the record changed meanwhile (it is read again).
    */
@@ -166,7 +195,7 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
     headers.set(REPLAYED_HEADER, "true");
     if (answer.status === 204) return bytesReleasedWhenSent(null, { status: answer.status, headers }, lease);
     lease.take(answer.bodyBytes);
-    const body = await guarded(() => store.readBody(deps.sql, ref, answer.attempt));
+    const body = await guarded(store.readBody(deps.sql, ref, answer.attempt));
     if (body === undefined || body.byteLength !== answer.bodyBytes) {
       lease.release();
       return undefined;
@@ -205,7 +234,8 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
       if (value !== null) headers[name] = value;
     }
     try {
-      const stored = await store.complete(deps.sql, ref, attemptId, { status: response.status, headers, body });
+      // Bounded: the work is done and its answer is not held back for a database that hangs.
+      const stored = await settleWithin(store.complete(deps.sql, ref, attemptId, { status: response.status, headers, body }), deps.databaseTimeoutMs, timedOut);
       if (!stored) deps.logger.warn("idempotency key lost before its answer was stored", { key: ref.key });
     } catch (error) {
       // The client still gets its answer; a retry finds the key held until its lock runs out, then an unknown outcome.
@@ -214,10 +244,16 @@ export function createIdempotency(deps: { sql: Pool; logger: Logger; upstreamTim
     return body;
   }
 
+  /** Lets the key go for a retry to run afresh; when the database cannot take that now, later (late-releases.ts). */
   async function letGo(ref: KeyRef, attemptId: string): Promise<void> {
-    await store.release(deps.sql, ref, attemptId).catch((error: unknown) => {
-      deps.logger.warn("idempotency key not released", { error: error instanceof Error ? error.message : String(error) });
-    });
+    const releasing = store.release(deps.sql, ref, attemptId);
+    try {
+      await settleWithin(releasing, deps.databaseTimeoutMs, timedOut);
+    } catch (error) {
+      deps.logger.warn("idempotency key not released yet: tried again until it is", { error: error instanceof Error ? error.message : String(error) });
+      // Failed, or still on its way (it may land yet): tried again once it has failed.
+      releasing.catch(() => lateReleases.add(ref, attemptId));
+    }
   }
 
   /** Deletes expired records in batches; a claim overwrites an expired record anyway, so this only frees space. */

@@ -1,4 +1,4 @@
-import { watchDeadline, type Logger } from "@ws/shared";
+import { settleWithin, type Logger } from "@ws/shared";
 import { createLimiterStats, type LimiterStats } from "./limiter-stats";
 
 /**
@@ -15,23 +15,6 @@ export interface RedisGate {
   /** True while Redis is considered down. */
   readonly down: boolean;
   readonly stats: LimiterStats;
-}
-
-/** Settles like `promise`, or fails once `ms` have passed: every call's timeout on one shared timer. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const unwatch = watchDeadline(performance.now() + ms, () => reject(new Error(`Redis did not answer within ${ms} ms`)));
-    promise.then(
-      (value) => {
-        unwatch();
-        resolve(value);
-      },
-      (error: unknown) => {
-        unwatch();
-        reject(error);
-      },
-    );
-  });
 }
 
 export function createRedisGate(options: { logger?: Logger; stats?: LimiterStats; clock?: () => number; timeoutMs?: number } = {}): RedisGate {
@@ -62,7 +45,7 @@ export function createRedisGate(options: { logger?: Logger; stats?: LimiterStats
       const startedAt = clock();
       let result;
       try {
-        result = await (options.timeoutMs === undefined ? call() : within(call(), options.timeoutMs));
+        result = await (options.timeoutMs === undefined ? call() : settleWithin(call(), options.timeoutMs, () => new Error(`Redis did not answer within ${options.timeoutMs} ms`)));
       } catch (error) {
         stats.redisErrors += 1;
         markDown(startedAt, error);

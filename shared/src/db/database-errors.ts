@@ -1,5 +1,6 @@
 import type { ApiError } from "../errors/api-error";
 import { notExecuted, outcomeUnknown } from "../http/deadline";
+import { SAFE_METHODS } from "../http/safe-methods";
 
 /**
  * What a failed database call says about its statement, when the database
@@ -37,7 +38,6 @@ export function databaseFailure(error: unknown): DatabaseFailure | undefined {
   return undefined;
 }
 
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * The answer for a request that failed because the database did: 503 "not

@@ -76,3 +76,25 @@ export function watchDeadline(at: number, onDeadline: () => void): () => void {
     }
   };
 }
+
+/**
+ * Settles like `promise`, or rejects with `late()` once `ms` have passed,
+ * whichever comes first (every such bound on the one shared timer). What
+ * `promise` stands for goes on: a caller that must undo it when it lands late
+ * waits for `promise` itself.
+ */
+export function settleWithin<T>(promise: Promise<T>, ms: number, late: () => unknown): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const unwatch = watchDeadline(performance.now() + ms, () => reject(late()));
+    promise.then(
+      (value) => {
+        unwatch();
+        resolve(value);
+      },
+      (error: unknown) => {
+        unwatch();
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,3 +1,5 @@
+import { SAFE_METHODS } from "../http/safe-methods";
+
 /**
  * The gateway → service hop, as the gateway asks for it: each runtime sends
  * it its own way (Bun: our HTTP/1.1 client, http1/client.ts; Deno: fetch,
@@ -53,13 +55,13 @@ export const WHOLE_ANSWER_MAX_BYTES = 64 * 1024;
 
 /**
  * Methods a hop may send once more by itself when a reused connection closed
- * before any of the answer came: safe ones (RFC 9110), which change nothing.
+ * before any of the answer came: the safe ones, which change nothing.
  * PUT and DELETE are idempotent, but not to send again here: the connection
  * may have broken after the service committed, and the second attempt then
  * answers for the first (a DELETE that ran is 404, a PUT with If-Match 412),
  * or repeats a PUT over another client's write made between.
  */
-export const SENT_AGAIN_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
+export const SENT_AGAIN_METHODS = SAFE_METHODS;
 
 /** Headers of one hop of an answer: each hop writes its own. */
 export const HOP_ANSWER_HEADERS = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);

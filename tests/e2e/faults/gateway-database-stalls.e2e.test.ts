@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import { expectError } from "../../harness/assertions";
+import { apiClient, type Call } from "../../harness/http";
+import { startSystem, type TestSystem } from "../../harness/system";
+import { seedTenant, type Tenant } from "../../harness/tenant";
+import { canRunThrowawayPostgres, throwawayPostgres, type ThrowawayPostgres } from "../../harness/throwaway-postgres";
+import { sleep } from "./helpers";
+
+/**
+ * The gateway's own queries (an API key's look-up, Idempotency-Key records)
+ * when PostgreSQL stalls or stops: the request is refused 503 ("not executed")
+ * within the gateway's database timeout, not held for as long as the stall,
+ * and a key whose request was refused is free for the retry the 503 invites.
+ */
+const DATABASE_TIMEOUT_MS = 800;
+const UPSTREAM_TIMEOUT_MS = 3_000;
+const PAUSE_MS = 6_000;
+
+let database: ThrowawayPostgres;
+let system: TestSystem;
+let tenant: Tenant;
+let call: Call;
+
+beforeAll(async () => {
+  database = await throwawayPostgres();
+  system = await startSystem({
+    databaseServerUrl: database.url,
+    withoutRedis: true,
+    gatewayEnv: { DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS), UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) },
+  });
+  tenant = await seedTenant(system);
+  call = apiClient(system.baseUrl, await tenant.key({ rate_limit_per_minute: 1_000_000 }));
+}, 120_000);
+
+afterAll(async () => {
+  database?.resume();
+  await system?.stop();
+  await database?.dispose();
+});
+
+/** Retries a POST with the same Idempotency-Key while it is answered 409 (the first attempt's key still held), for at most `ms`. */
+async function retryWhileHeld(body: unknown, key: string, ms: number) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const answer = await call("POST", "/v1/new-page", body, { "idempotency-key": key });
+    if (answer.status !== 409 || Date.now() > until) return answer;
+    await sleep(250);
+  }
+}
+
+describe.skipIf(!canRunThrowawayPostgres)("the gateway's database stalling or stopping", () => {
+  test("when PostgreSQL stalls, then a key not yet looked up and a POST with an Idempotency-Key are refused 503 within the database timeout, and the key runs afresh once it is back", async () => {
+    const fresh = apiClient(system.baseUrl, await tenant.key({ rate_limit_per_minute: 1_000_000 }));
+    const page = await call("POST", "/v1/new-page", { title: "before the stall" });
+    expect(page.status).toBe(201);
+    database.pause();
+    let resumed = false;
+    const resume = sleep(PAUSE_MS).then(() => {
+      database.resume();
+      resumed = true;
+    });
+    try {
+      const timed = async (answer: Promise<Awaited<ReturnType<Call>>>) => {
+        const started = performance.now();
+        return { answer: await answer, ms: performance.now() - started };
+      };
+      const [lookup, claimed] = await Promise.all([
+        timed(fresh("GET", `/v1/new-page/${page.body.id}`)),
+        timed(call("POST", "/v1/new-page", { title: "during the stall" }, { "idempotency-key": "stalled" })),
+      ]);
+      expect(resumed).toBe(false);
+      for (const { answer, ms } of [lookup, claimed]) {
+        expectError(answer, 503, "service_unavailable");
+        expect(answer.headers.get("retry-after")).toBe("1");
+        expect(ms).toBeLessThan(DATABASE_TIMEOUT_MS + 1_500);
+      }
+    } finally {
+      await resume;
+    }
+    // The claim sent during the stall lands once PostgreSQL goes on; the gateway lets it go.
+    const retried = await retryWhileHeld({ title: "during the stall" }, "stalled", 10_000);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotency-replayed")).toBeNull();
+    const replayed = await call("POST", "/v1/new-page", { title: "during the stall" }, { "idempotency-key": "stalled" });
+    expect(replayed.body.id).toBe(retried.body.id);
+  }, 60_000);
+
+  test("when PostgreSQL stops while a POST with an Idempotency-Key runs, then the 503 it gets frees the key once PostgreSQL is back: the retry runs afresh, not an unknown outcome", async () => {
+    const sql = postgres(system.databaseUrl!, { max: 1, onnotice: () => {} });
+    await sql.unsafe(`
+      create or replace function slow_insert() returns trigger language plpgsql as $$
+        begin if new.title like 'SLOW%' then perform pg_sleep(1.5); end if; return new; end $$;
+      create or replace trigger slow_insert before insert on pages for each row execute function slow_insert();`);
+    await sql.end();
+    const body = { title: "SLOW create" };
+    const first = call("POST", "/v1/new-page", body, { "idempotency-key": "stopped" });
+    await sleep(500);
+    await database.stop();
+    const refused = await first;
+    expectError(refused, 503, "service_unavailable");
+    await sleep(1_000);
+    await database.start();
+    // Past the key's lock (the upstream timeout and 5 s): had the key stayed held, it would now be an unknown outcome.
+    await sleep(UPSTREAM_TIMEOUT_MS + 5_000);
+    const retried = await retryWhileHeld(body, "stopped", 10_000);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotency-replayed")).toBeNull();
+    const check = postgres(system.databaseUrl!, { max: 1, onnotice: () => {} });
+    try {
+      expect((await check`select count(*)::int as n from pages where title = 'SLOW create'`)[0]!.n).toBe(1);
+    } finally {
+      await check.end();
+    }
+  }, 90_000);
+});
