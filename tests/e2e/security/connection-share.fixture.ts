@@ -1,16 +1,21 @@
 /**
  * Run by connection-share.e2e.test.ts under a low open-files limit, which the
  * system's processes inherit: the gateway then keeps 64 connections a listener.
- * One client opens 80 connections, each a `Connection: close` request whose
- * answer it reads while keeping its side open (each lingers on the gateway);
- * then another client asks once. Prints what each got, as JSON.
+ * Four clients each open 100 connections, a `Connection: close` request each,
+ * reading the answer and keeping their side open (each lingers on the
+ * gateway); then another client asks once. Prints what each got, and the most
+ * file descriptors the gateway held meanwhile, as JSON.
  */
+import { readdirSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { startSystem } from "../../harness/system";
 
-const FLOOD = 80;
+const ATTACKERS = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"];
+const EACH = 100;
 const system = await startSystem();
 const port = Number(new URL(system.baseUrl).port);
+const gatewayPid = system.running.children.find((child) => child.name.startsWith("gateway"))!.process.pid!;
+const descriptors = () => readdirSync(`/proc/${gatewayPid}/fd`).length;
 const REQUEST = "GET /v1/new-page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
 const held: Socket[] = [];
 
@@ -33,10 +38,15 @@ function ask(from: string, keepsOpen: boolean): Promise<string> {
 }
 
 try {
+  const before = descriptors();
+  let most = before;
+  const sampling = setInterval(() => (most = Math.max(most, descriptors())), 20);
   const flood: string[] = [];
-  for (let i = 0; i < FLOOD; i++) flood.push(await ask("127.0.0.2", true));
-  const other = await ask("127.0.0.3", false);
-  console.log(JSON.stringify({ flood, other, stillOpen: held.filter((socket) => !socket.destroyed).length }));
+  for (let i = 0; i < EACH; i++) flood.push(...(await Promise.all(ATTACKERS.map((from) => ask(from, true)))));
+  const other = await ask("127.0.0.6", false);
+  clearInterval(sampling);
+  most = Math.max(most, descriptors());
+  console.log(JSON.stringify({ flood, other, descriptorsBefore: before, descriptorsMost: most }));
 } finally {
   for (const socket of held) socket.destroy();
   await system.stop();

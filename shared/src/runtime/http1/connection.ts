@@ -37,6 +37,8 @@ export interface ConnectionSettings {
    * every connection, cannot take them.
    */
   holdHead(bytes: number): boolean;
+  /** Its last answer is out and its write side closed: from now on it only reads and drops input until it closes. */
+  ended(): void;
 }
 
 const TOO_MANY_INCOMPLETE = () =>
@@ -90,6 +92,8 @@ export class Http1Connection {
   private closeAfter = false;
   /** The answer is out and the write side closed: input is read and dropped until the peer closes. */
   private ending = false;
+  /** Closes outright once its answer is written, with no linger (a refusal made to free a connection). */
+  private closeNow = false;
   private peerEnded = false;
   closed = false;
   /** When the connection last did anything (for the idle timeout). */
@@ -132,15 +136,6 @@ export class Http1Connection {
   /** No request is in progress and nothing is buffered. */
   get idle(): boolean {
     return this.exchange === undefined && this.buffer.length === 0;
-  }
-
-  /**
-   * Everything asked on it is answered and handed to the kernel: it is idle
-   * after an answer, or closing, or dropping input after its last answer.
-   * Cutting it loses at most what the kernel still holds for a slow reader.
-   */
-  get lingering(): boolean {
-    return this.endedAt !== undefined || this.droppingSince !== undefined || (this.hasAnswered && this.waitingForNothing);
   }
 
   /** Idle, with no answer waiting for its client and no head begun: closing it loses nothing of ours. */
@@ -193,18 +188,25 @@ export class Http1Connection {
 
   /** Stops reading and closes: an answer the kernel still holds for a client that reads slowly is not cut. */
   close(): void {
+    this.ending = true;
     this.wire.end();
   }
 
-  /** The server has as many connections as it keeps, all of them busy: this new one is answered 503 and closed. */
+  /**
+   * The server has as many connections as it keeps, all of them busy: this new
+   * one is answered 503 and closed as soon as that is written (no linger: a
+   * refused connection holds its file descriptor no longer).
+   */
   refuseConnection(): void {
+    this.closeNow = true;
     this.refuse(new ApiError("service_unavailable", "The server has too many connections open. Try again shortly.", { headers: { "retry-after": "1" } }));
   }
 
-  /** The server gave this connection's incomplete head's room to a newer one: it is answered 503 and closed. */
-  refuseIncompleteHead(): void {
+  /** The server gave this connection's incomplete head's room to a newer one: it is answered 503 and closed (at once when `closeNow`, to free a connection). */
+  refuseIncompleteHead(closeNow = false): void {
     this.heldHead = 0;
     this.headStartedAt = undefined;
+    this.closeNow ||= closeNow;
     this.refuse(TOO_MANY_INCOMPLETE());
   }
 
@@ -647,8 +649,9 @@ export class Http1Connection {
     await this.writable();
     if (this.closed) return;
     this.endedAt = Date.now();
-    if (this.peerEnded) this.wire.end();
-    else this.wire.shutdown();
+    if (this.peerEnded || this.closeNow) return this.wire.end();
+    this.wire.shutdown();
+    this.settings.ended();
   }
 }
 

@@ -77,12 +77,17 @@ export class Http1Server {
   /** The clients holding more than CLIENT_SHARE of maxConnections: a few at most. */
   private readonly overShare = new Set<string>();
   private readonly clientShare: number;
+  /** Connections past the cap while refusals finish (each closes once its 503 is written); past it a newcomer is cut. */
+  private readonly slack: number;
+  /** Connections whose last answer is out and whose write side is closed, lingering to read and drop input: oldest first. */
+  private readonly ended = new Set<Http1Connection>();
 
   constructor(private readonly options: Http1ServerOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.unfinishedHeads = new UnfinishedHeads(options.unfinishedHeadsMaxBytes ?? UNFINISHED_HEADS_MAX_BYTES);
     this.maxConnections = options.maxConnections ?? defaultMaxConnections();
     this.clientShare = Math.max(1, Math.floor(this.maxConnections * CLIENT_SHARE));
+    this.slack = Math.max(16, Math.floor(this.maxConnections / 16));
     const every = Math.max(10, Math.min(1000, this.timeouts.headMs / 4, this.timeouts.idleMs / 4, this.timeouts.lingerMs / 4));
     this.sweeper = setInterval(() => this.sweep(), every);
     (this.sweeper as { unref?: () => void }).unref?.();
@@ -94,6 +99,7 @@ export class Http1Server {
       maxHeaderBytes: this.options.maxHeaderBytes,
       isDraining: () => this.draining,
       holdHead: (bytes): boolean => this.unfinishedHeads.hold(connection, bytes),
+      ended: () => this.ended.add(connection),
     });
     this.connections.add(connection);
     this.count(connection);
@@ -103,26 +109,38 @@ export class Http1Server {
   }
 
   /**
-   * One connection too many. What gives way, in order: the oldest idle
-   * connection that never had an answer (cut: nothing of ours is lost); the
-   * oldest lingering connection of the client holding the most connections
-   * past its share (cut: see below); the oldest idle one that had an answer
-   * (closed after what the kernel still holds for its client, which may be
-   * reading it slowly); the oldest incomplete head (503); the connection whose
-   * client has taken nothing of its answer the longest, past
-   * STALLED_GIVES_WAY_MS (cut); else the newcomer is answered 503. Requests
-   * being served and answers being read are never cut.
+   * One connection too many: room is made at once, so that connections (and
+   * their file descriptors) stay within the cap whatever a client does. What
+   * gives way, in order:
+   * - the oldest connection that has given its last answer and lingers to
+   *   read and drop input: closed now (not cut: what the kernel still holds
+   *   for its client goes on to it);
+   * - the oldest idle connection that never had an answer (cut: nothing of
+   *   ours is lost);
+   * - the oldest idle one that had, closed now as above;
+   * - the oldest incomplete head (503, then closed);
+   * - the connection whose client has taken nothing of its answer the
+   *   longest, past STALLED_GIVES_WAY_MS (cut);
+   * - else the newcomer is answered 503 and closed.
+   * Requests being served and answers being read are never cut.
    *
    * A client (clientUnit) holding more than its share makes room from its own
-   * connections only, and never cuts its own lingering ones: however many it
-   * opens, and however long it keeps them after their answers, it cannot push
-   * other clients out, while theirs push its lingering ones out. Behind a
-   * proxy every client has the proxy's address, and the rules above apply
-   * among them as if the share did not exist.
+   * connections only: however many it opens, it cannot push other clients'
+   * connections out, while theirs push its lingering ones out. Behind a proxy
+   * every client has the proxy's address, and the rules apply among them as
+   * if the share did not exist. Past the cap and a little more (a newcomer
+   * arriving while the one before is still being refused), a newcomer is cut
+   * with nothing written.
    */
   private makeRoom(newcomer: Http1Connection): void {
+    if (this.connections.size > this.maxConnections + this.slack) {
+      this.forget(newcomer);
+      return newcomer.terminate();
+    }
     const own = this.byClient.get(newcomer.client)!;
     const overShare = own.size > this.clientShare;
+    const lingering = overShare ? firstOf(own, (connection) => this.ended.has(connection)) : firstOf(this.ended, () => true);
+    if (lingering) return this.closeNow(lingering);
     let answeredIdle: Http1Connection | undefined;
     let stalled: Http1Connection | undefined;
     for (const connection of overShare ? own : this.connections) {
@@ -137,8 +155,7 @@ export class Http1Server {
         stalled = connection;
       }
     }
-    if (!overShare && this.cutLingeringOfLargestClient()) return;
-    if (answeredIdle) return answeredIdle.closeWhenIdle();
+    if (answeredIdle) return this.closeNow(answeredIdle);
     if (overShare ? this.unfinishedHeads.refuseOldestOf(newcomer.client, newcomer) : this.unfinishedHeads.refuseOldestOfAll(newcomer)) return;
     if (stalled && Date.now() - stalled.stalledSince! > STALLED_GIVES_WAY_MS) {
       this.forget(stalled);
@@ -147,18 +164,10 @@ export class Http1Server {
     newcomer.refuseConnection();
   }
 
-  /** Cuts the oldest lingering connection of the client past its share that holds the most; false when none has one. */
-  private cutLingeringOfLargestClient(): boolean {
-    const largestFirst = [...this.overShare].map((client) => this.byClient.get(client)!).sort((a, b) => b.size - a.size);
-    for (const connections of largestFirst) {
-      for (const connection of connections) {
-        if (!connection.lingering) continue;
-        this.forget(connection);
-        connection.terminate();
-        return true;
-      }
-    }
-    return false;
+  /** Closes a connection that has nothing left to do but linger or wait: its room is free at once. */
+  private closeNow(connection: Http1Connection): void {
+    this.forget(connection);
+    connection.close();
   }
 
   private count(connection: Http1Connection): void {
@@ -172,6 +181,7 @@ export class Http1Server {
   /** No longer counted: it is closed, or being cut. */
   private forget(connection: Http1Connection): void {
     if (!this.connections.delete(connection)) return;
+    this.ended.delete(connection);
     const client = connection.client;
     const connections = this.byClient.get(client)!;
     connections.delete(connection);
@@ -215,4 +225,9 @@ export class Http1Server {
       }
     }
   }
+}
+
+function firstOf<T>(items: Iterable<T>, wanted: (item: T) => boolean): T | undefined {
+  for (const item of items) if (wanted(item)) return item;
+  return undefined;
 }

@@ -2,8 +2,8 @@
 export interface HeadHolder {
   /** The client it counts against (clientUnit). */
   readonly client: string;
-  /** Answers 503 and closes: its head's room went to another. */
-  refuseIncompleteHead(): void;
+  /** Answers 503 and closes (at once when `closeNow`: its connection is wanted for another): its head's room went to another. */
+  refuseIncompleteHead(closeNow?: boolean): void;
 }
 
 /**
@@ -52,20 +52,20 @@ export class UnfinishedHeads {
 
   /** Refuses the oldest incomplete head of all, to free a connection; false when there is none but `sparing`'s. */
   refuseOldestOfAll(sparing: HeadHolder): boolean {
-    return this.refuseOldest(this.held.keys(), sparing);
+    return this.refuseOldest(this.held.keys(), sparing, true);
   }
 
   /** Refuses the oldest incomplete head of `client`'s, to free a connection; false when it has none. */
   refuseOldestOf(client: string, sparing: HeadHolder): boolean {
     const address = this.byAddress.get(client);
-    return address !== undefined && this.refuseOldest(address.holders, sparing);
+    return address !== undefined && this.refuseOldest(address.holders, sparing, true);
   }
 
-  private refuseOldest(holders: Iterable<HeadHolder>, sparing: HeadHolder): boolean {
+  private refuseOldest(holders: Iterable<HeadHolder>, sparing: HeadHolder, closeNow = false): boolean {
     for (const oldest of holders) {
       if (oldest === sparing) return false;
       this.forget(oldest);
-      oldest.refuseIncompleteHead();
+      oldest.refuseIncompleteHead(closeNow);
       return true;
     }
     return false;
