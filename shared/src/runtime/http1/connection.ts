@@ -37,9 +37,18 @@ export interface ConnectionSettings {
    * every connection, cannot take them.
    */
   holdHead(bytes: number): boolean;
-  /** Its last answer is out and its write side closed: from now on it only reads and drops input until it closes. */
-  ended(): void;
+  /**
+   * Its answer is out and it only reads and drops input (the rest of a body
+   * left unread, or what follows its last answer) until it closes (true), or
+   * goes on serving (false).
+   */
+  lingering(on: boolean): void;
+  /** The first bytes arrived: it is no longer a connection that never asked anything. */
+  spoke(): void;
 }
+
+/** How long a connection refused to free room (503) reads and drops input before it closes: long enough for its request to arrive and be dropped, so that closing does not reset the 503 away. */
+const REFUSAL_LINGER_MS = 200;
 
 const TOO_MANY_INCOMPLETE = () =>
   new ApiError("service_unavailable", "Too many requests are arriving incomplete at once. Try again shortly.", { headers: { "retry-after": "1" } });
@@ -92,8 +101,9 @@ export class Http1Connection {
   private closeAfter = false;
   /** The answer is out and the write side closed: input is read and dropped until the peer closes. */
   private ending = false;
-  /** Closes outright once its answer is written, with no linger (a refusal made to free a connection). */
-  private closeNow = false;
+  /** Refused to free room: it lingers REFUSAL_LINGER_MS, not the server's linger time. */
+  private refused = false;
+  private spoke = false;
   private peerEnded = false;
   closed = false;
   /** When the connection last did anything (for the idle timeout). */
@@ -145,6 +155,10 @@ export class Http1Connection {
 
   onData(chunk: Buffer): void {
     this.lastActivity = Date.now();
+    if (!this.spoke) {
+      this.spoke = true;
+      this.settings.spoke();
+    }
     if (this.ending || this.closed) return;
     this.gather(chunk);
     this.pump();
@@ -194,19 +208,19 @@ export class Http1Connection {
 
   /**
    * The server has as many connections as it keeps, all of them busy: this new
-   * one is answered 503 and closed as soon as that is written (no linger: a
-   * refused connection holds its file descriptor no longer).
+   * one is answered 503 and closed shortly after (REFUSAL_LINGER_MS: a refused
+   * connection holds its file descriptor no longer).
    */
   refuseConnection(): void {
-    this.closeNow = true;
+    this.refused = true;
     this.refuse(new ApiError("service_unavailable", "The server has too many connections open. Try again shortly.", { headers: { "retry-after": "1" } }));
   }
 
-  /** The server gave this connection's incomplete head's room to a newer one: it is answered 503 and closed (at once when `closeNow`, to free a connection). */
-  refuseIncompleteHead(closeNow = false): void {
+  /** The server gave this connection's incomplete head's room to a newer one: it is answered 503 and closed (shortly after when `toFreeRoom`, as refuseConnection). */
+  refuseIncompleteHead(toFreeRoom = false): void {
     this.heldHead = 0;
     this.headStartedAt = undefined;
-    this.closeNow ||= closeNow;
+    this.refused ||= toFreeRoom;
     this.refuse(TOO_MANY_INCOMPLETE());
   }
 
@@ -249,7 +263,10 @@ export class Http1Connection {
         if (!exchange.bodyDone) this.readBody(exchange);
         if (!exchange.bodyDone || !exchange.answered) break;
         this.exchange = undefined;
-        this.droppingSince = undefined;
+        if (this.droppingSince !== undefined) {
+          this.droppingSince = undefined;
+          this.settings.lingering(false);
+        }
         if (this.closeAfter) return void this.finish();
         continue;
       }
@@ -487,6 +504,7 @@ export class Http1Connection {
     if (!sent) return this.wire.terminate();
     if (!exchange.bodyDone) {
       this.droppingSince = Date.now();
+      this.settings.lingering(true);
       this.failBody(exchange, new Error("the request was answered before its body was read"));
     }
     if (this.closeAfter && !exchange.bodyDone) return void this.finish();
@@ -649,9 +667,10 @@ export class Http1Connection {
     await this.writable();
     if (this.closed) return;
     this.endedAt = Date.now();
-    if (this.peerEnded || this.closeNow) return this.wire.end();
+    if (this.peerEnded) return this.wire.end();
     this.wire.shutdown();
-    this.settings.ended();
+    this.settings.lingering(true);
+    if (this.refused) (setTimeout(() => this.close(), REFUSAL_LINGER_MS) as { unref?: () => void }).unref?.();
   }
 }
 

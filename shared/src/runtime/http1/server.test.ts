@@ -468,7 +468,7 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
     for (const client of others) client.close();
   });
 
-  test("when every connection's client has taken nothing of its answer for a while, then the one stalled longest gives way to a new connection", async () => {
+  test("when every connection's client has taken nothing of its answer for a while, then the one stalled longest gives way to a new connection, whether it was to close after that answer or not", async () => {
     // Endless answers: they stall once the sockets' buffers are full.
     const port = serve(
       () =>
@@ -482,17 +482,22 @@ for (const kind of HANDLER_KINDS) describe(`the gateway's HTTP/1.1 server, with 
       undefined,
       2,
     );
+    // One keeps its connection, one asked to close it after the answer: a client that reads nothing gives way either way.
     const stalled = [connect(port), connect(port)];
-    for (const client of stalled) {
+    for (const [index, client] of stalled.entries()) {
       client.socket.pause();
-      await client.write(`GET /endless HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await client.write(`GET /endless HTTP/1.1\r\nHost: x\r\n${index === 0 ? "Connection: close\r\n" : ""}\r\n`);
     }
     await Bun.sleep(1500);
     const late = connect(port);
     await late.write(`GET /late HTTP/1.1\r\nHost: x\r\n\r\n`);
     await late.untilText("HTTP/1.1 200");
     expect(late.text().slice(0, 12)).toBe("HTTP/1.1 200");
-    for (const client of [...stalled, late]) client.close();
+    const later = connect(port);
+    await later.write(`GET /later HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await later.untilText("HTTP/1.1 200");
+    expect(later.text().slice(0, 12)).toBe("HTTP/1.1 200");
+    for (const client of [...stalled, late, later]) client.close();
   });
 
   test("when every connection the server keeps is serving a request, then a new one is answered 503 with Retry-After and closed, and the requests in progress finish", async () => {

@@ -27,6 +27,9 @@ export interface Http1ServerOptions {
 /** Of the connections a listener keeps, what one client (clientUnit) holds before it makes room from its own only. */
 const CLIENT_SHARE = 1 / 4;
 
+/** The oldest connections looked through for one to give way, when connections run out. */
+const SCAN_MOST = 256;
+
 /** How long a client may take nothing of an answer before its connection gives way to a new one, when connections run out. */
 const STALLED_GIVES_WAY_MS = 1000;
 
@@ -74,13 +77,13 @@ export class Http1Server {
   private readonly maxConnections: number;
   /** Each client's connections (by clientUnit), oldest first. */
   private readonly byClient = new Map<string, Set<Http1Connection>>();
-  /** The clients holding more than CLIENT_SHARE of maxConnections: a few at most. */
-  private readonly overShare = new Set<string>();
   private readonly clientShare: number;
   /** Connections past the cap while refusals finish (each closes once its 503 is written); past it a newcomer is cut. */
   private readonly slack: number;
-  /** Connections whose last answer is out and whose write side is closed, lingering to read and drop input: oldest first. */
-  private readonly ended = new Set<Http1Connection>();
+  /** Connections whose answer is out that only read and drop input (the rest of a body, or what follows their last answer), by when they began. */
+  private readonly lingering = new Set<Http1Connection>();
+  /** Connections that have not sent a byte, oldest first. */
+  private readonly quiet = new Set<Http1Connection>();
 
   constructor(private readonly options: Http1ServerOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -99,9 +102,11 @@ export class Http1Server {
       maxHeaderBytes: this.options.maxHeaderBytes,
       isDraining: () => this.draining,
       holdHead: (bytes): boolean => this.unfinishedHeads.hold(connection, bytes),
-      ended: () => this.ended.add(connection),
+      lingering: (on) => (on ? this.lingering.add(connection) : this.lingering.delete(connection)),
+      spoke: () => this.quiet.delete(connection),
     });
     this.connections.add(connection);
+    this.quiet.add(connection);
     this.count(connection);
     if (this.connections.size > this.maxConnections) this.makeRoom(connection);
     if (this.draining) connection.closeWhenIdle();
@@ -112,51 +117,59 @@ export class Http1Server {
    * One connection too many: room is made at once, so that connections (and
    * their file descriptors) stay within the cap whatever a client does. What
    * gives way, in order:
-   * - the oldest connection that has given its last answer and lingers to
-   *   read and drop input: closed now (not cut: what the kernel still holds
-   *   for its client goes on to it);
-   * - the oldest idle connection that never had an answer (cut: nothing of
-   *   ours is lost);
-   * - the oldest idle one that had, closed now as above;
+   * - the oldest connection whose answer is out and that only reads and drops
+   *   input (the rest of a body left unread, or what follows its last
+   *   answer): closed now (not cut: what the kernel still holds for its
+   *   client goes on to it);
+   * - the oldest connection that never sent a byte (cut: nothing of ours is
+   *   lost);
+   * - the oldest idle one that had an answer, closed now as above;
    * - the oldest incomplete head (503, then closed);
    * - the connection whose client has taken nothing of its answer the
-   *   longest, past STALLED_GIVES_WAY_MS (cut);
+   *   longest, past STALLED_GIVES_WAY_MS (cut), closing or not;
    * - else the newcomer is answered 503 and closed.
-   * Requests being served and answers being read are never cut.
+   * Requests being served and answers being read are never cut. Only the
+   * oldest SCAN_MOST connections are looked through for an idle or stalled
+   * one, so that a newcomer costs the same at any cap.
    *
    * A client (clientUnit) holding more than its share makes room from its own
    * connections only: however many it opens, it cannot push other clients'
    * connections out, while theirs push its lingering ones out. Behind a proxy
    * every client has the proxy's address, and the rules apply among them as
-   * if the share did not exist. Past the cap and a little more (a newcomer
-   * arriving while the one before is still being refused), a newcomer is cut
-   * with nothing written.
+   * if the share did not exist. Past the cap and a little more (newcomers
+   * arriving while refused ones linger), a newcomer is cut with nothing written.
    */
   private makeRoom(newcomer: Http1Connection): void {
     if (this.connections.size > this.maxConnections + this.slack) {
       this.forget(newcomer);
       return newcomer.terminate();
     }
-    const own = this.byClient.get(newcomer.client)!;
+    const client = newcomer.client;
+    const own = this.byClient.get(client)!;
     const overShare = own.size > this.clientShare;
-    const lingering = overShare ? firstOf(own, (connection) => this.ended.has(connection)) : firstOf(this.ended, () => true);
+    const mine = overShare ? (connection: Http1Connection) => connection.client === client : () => true;
+    const lingering = firstOf(this.lingering, mine);
     if (lingering) return this.closeNow(lingering);
+    const quiet = firstOf(this.quiet, (connection) => connection !== newcomer && mine(connection) && connection.waitingForNothing);
+    if (quiet) {
+      this.forget(quiet);
+      return quiet.terminate();
+    }
     let answeredIdle: Http1Connection | undefined;
     let stalled: Http1Connection | undefined;
+    let looked = 0;
     for (const connection of overShare ? own : this.connections) {
-      if (connection === newcomer || connection.closing) continue;
-      if (connection.waitingForNothing) {
-        if (!connection.hasAnswered) {
-          this.forget(connection);
-          return connection.terminate();
-        }
+      if (++looked > SCAN_MOST) break;
+      if (connection === newcomer) continue;
+      const stalledSince = connection.stalledSince;
+      if (stalledSince !== undefined) {
+        if (stalled === undefined || stalledSince < stalled.stalledSince!) stalled = connection;
+      } else if (!connection.closing && connection.hasAnswered && connection.waitingForNothing) {
         answeredIdle ??= connection;
-      } else if (connection.stalledSince !== undefined && (stalled === undefined || connection.stalledSince < stalled.stalledSince!)) {
-        stalled = connection;
       }
     }
     if (answeredIdle) return this.closeNow(answeredIdle);
-    if (overShare ? this.unfinishedHeads.refuseOldestOf(newcomer.client, newcomer) : this.unfinishedHeads.refuseOldestOfAll(newcomer)) return;
+    if (overShare ? this.unfinishedHeads.refuseOldestOf(client, newcomer) : this.unfinishedHeads.refuseOldestOfAll(newcomer)) return;
     if (stalled && Date.now() - stalled.stalledSince! > STALLED_GIVES_WAY_MS) {
       this.forget(stalled);
       return stalled.terminate();
@@ -175,17 +188,16 @@ export class Http1Server {
     let connections = this.byClient.get(client);
     if (connections === undefined) this.byClient.set(client, (connections = new Set()));
     connections.add(connection);
-    if (connections.size > this.clientShare) this.overShare.add(client);
   }
 
   /** No longer counted: it is closed, or being cut. */
   private forget(connection: Http1Connection): void {
     if (!this.connections.delete(connection)) return;
-    this.ended.delete(connection);
+    this.lingering.delete(connection);
+    this.quiet.delete(connection);
     const client = connection.client;
     const connections = this.byClient.get(client)!;
     connections.delete(connection);
-    if (connections.size <= this.clientShare) this.overShare.delete(client);
     if (connections.size === 0) this.byClient.delete(client);
   }
 
@@ -227,7 +239,12 @@ export class Http1Server {
   }
 }
 
+/** The first of `items` that is wanted, among the first SCAN_MOST. */
 function firstOf<T>(items: Iterable<T>, wanted: (item: T) => boolean): T | undefined {
-  for (const item of items) if (wanted(item)) return item;
+  let looked = 0;
+  for (const item of items) {
+    if (wanted(item)) return item;
+    if (++looked >= SCAN_MOST) return undefined;
+  }
   return undefined;
 }

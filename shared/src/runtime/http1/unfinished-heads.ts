@@ -2,8 +2,8 @@
 export interface HeadHolder {
   /** The client it counts against (clientUnit). */
   readonly client: string;
-  /** Answers 503 and closes (at once when `closeNow`: its connection is wanted for another): its head's room went to another. */
-  refuseIncompleteHead(closeNow?: boolean): void;
+  /** Answers 503 and closes (shortly after when `toFreeRoom`: its connection is wanted for another): its head's room went to another. */
+  refuseIncompleteHead(toFreeRoom?: boolean): void;
 }
 
 /**
@@ -61,11 +61,11 @@ export class UnfinishedHeads {
     return address !== undefined && this.refuseOldest(address.holders, sparing, true);
   }
 
-  private refuseOldest(holders: Iterable<HeadHolder>, sparing: HeadHolder, closeNow = false): boolean {
+  private refuseOldest(holders: Iterable<HeadHolder>, sparing: HeadHolder, toFreeRoom = false): boolean {
     for (const oldest of holders) {
       if (oldest === sparing) return false;
       this.forget(oldest);
-      oldest.refuseIncompleteHead(closeNow);
+      oldest.refuseIncompleteHead(toFreeRoom);
       return true;
     }
     return false;
