@@ -102,6 +102,25 @@ describe("idempotency, in process against the gateway's real schema", () => {
     expect((await idempotency.run(post(key), () => Promise.resolve(new Response()))).status).toBe(504);
   });
 
+  test("when a key's record outlives its lock without its attempt ever having been sent on (claimed, then answered 503, its release lost), then the next attempt runs afresh", async () => {
+    const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
+    const key = crypto.randomUUID();
+    let releaseFirst!: () => void;
+    const first = idempotency.run(post(key), () => new Promise<Response>((resolve) => (releaseFirst = () => resolve(new Response(null, { status: 503 })))));
+    await Bun.sleep(50);
+    // What a claim that landed after its request was answered 503 leaves: a running record, never marked as sent on, past its lock.
+    await database.sql`update idempotency_keys set forwarded = false, locked_until = now() - interval '1 second' where idempotency_key = ${key}`;
+    const work = counting(() => Response.json({ id: "fresh" }, { status: 201 }));
+    const ran = await idempotency.run(post(key), work.run);
+    expect(ran.status).toBe(201);
+    expect(ran.headers.get("idempotency-replayed")).toBeNull();
+    expect(work.calls()).toBe(1);
+    releaseFirst();
+    await first;
+    // The first attempt's release takes nothing of the fresh one's record.
+    expect((await idempotency.run(post(key), () => Promise.resolve(new Response()))).headers.get("idempotency-replayed")).toBe("true");
+  });
+
   test("when a record has expired, then the key is taken afresh, and the purge removes expired records only", async () => {
     const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const expired = crypto.randomUUID();

@@ -187,6 +187,22 @@ export function createIdempotency(deps: {
   }
 
   /**
+   * Notes that the attempt goes on to its service; refused (503) when that
+   * cannot be noted, and the key let go: a record not noted as sent is deleted
+   * once stale, never settled as an unknown outcome.
+   */
+  async function markForwarded(ref: KeyRef, attemptId: string): Promise<void> {
+    let marked: boolean;
+    try {
+      marked = await guarded(store.markForwarded(deps.sql, ref, attemptId));
+    } catch (error) {
+      await letGo(ref, attemptId);
+      throw error;
+    }
+    if (!marked) throw new ApiError("idempotency_key_in_use", "This Idempotency-Key is changing hands. Retry shortly.", { headers: { "retry-after": "1" } });
+  }
+
+  /**
    * The settled answer, its body read only once the lease has room for it, and
    * held until sent; undefined when the record changed meanwhile (it is read again).
    */
@@ -204,6 +220,7 @@ export function createIdempotency(deps: {
   }
 
   async function runClaimed(input: IdempotentRequest, ref: KeyRef, attemptId: string, execute: () => Promise<Answer>): Promise<Response> {
+    await markForwarded(ref, attemptId);
     let response: Response;
     try {
       response = toResponse(await execute());

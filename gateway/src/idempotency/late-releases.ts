@@ -3,17 +3,17 @@ import type { KeyRef } from "./store";
 
 /** How often releases that did not land are tried again. */
 const RETRY_MS = 500;
-/** Releases kept waiting at most; past it, a key is left to its lock (then an unknown outcome), with a warning. */
+/** Releases kept waiting at most; past it, a key is left to its lock, with a warning. */
 const MOST_WAITING = 10_000;
 
 /**
  * Keys to let go whose release did not reach the database (it was down, or did
  * not answer in time), or whose claim may land after the request was answered
- * 503. Each is tried again until it lands: a key left held would otherwise be
- * settled, once its lock ran out, as an unknown outcome replayed for a day,
- * when the answer given was "not executed, safe to retry". A release lets go
- * only the attempt's own record, and only while it is unsettled, so one that
- * lands late changes nothing another attempt did.
+ * 503. Each is tried again until it lands: a key left held answers its
+ * retries 409 until its lock runs out (then, never sent on, it is deleted and
+ * the retry runs: store.settleStale). A release lets go only the attempt's
+ * own record, and only while it is unsettled, so one that lands late changes
+ * nothing another attempt did.
  */
 export function createLateReleases(deps: {
   release: (ref: KeyRef, attemptId: string) => Promise<void>;

@@ -53,7 +53,8 @@ export async function claim(
       now() + ${attempt.lockMs} * interval '1 millisecond', now() + ${attempt.ttlMs} * interval '1 millisecond')
     on conflict (api_key_id, idempotency_key) do update set
       fingerprint = excluded.fingerprint, attempt = excluded.attempt, locked_until = excluded.locked_until,
-      status = null, response_headers = null, response_body = null, created_at = now(), expires_at = excluded.expires_at
+      status = null, response_headers = null, response_body = null, created_at = now(), expires_at = excluded.expires_at,
+      forwarded = false
     where idempotency_keys.expires_at <= now()
     returning attempt`;
   return rows.length === 1;
@@ -99,6 +100,18 @@ export async function complete(sql: Sql, ref: KeyRef, attemptId: string, answer:
   return rows.length === 1;
 }
 
+/**
+ * Notes that the attempt is about to be sent on to its service (from then on
+ * its outcome can be unknown); false when the attempt no longer holds the key.
+ */
+export async function markForwarded(sql: Sql, ref: KeyRef, attemptId: string): Promise<boolean> {
+  const rows = await sql`
+    update idempotency_keys set forwarded = true
+    where api_key_id = ${ref.apiKeyId} and idempotency_key = ${ref.key} and attempt = ${attemptId} and status is null
+    returning attempt`;
+  return rows.length === 1;
+}
+
 /** Lets the key go, so that a retry runs afresh. */
 export async function release(sql: Sql, ref: KeyRef, attemptId: string): Promise<void> {
   await sql`
@@ -108,13 +121,18 @@ export async function release(sql: Sql, ref: KeyRef, attemptId: string): Promise
 
 /**
  * Settles a record whose attempt outlived its lock (its gateway stopped while
- * the request ran) with the given answer, unless something settled it first;
- * returns the record as it then stands.
+ * the request ran, or could not let the key go) unless something settled it
+ * first: with the given answer when the attempt was sent on to its service;
+ * deleted when it never was, so that a retry runs. Returns the record as it
+ * then stands.
  */
 export async function settleStale(sql: Sql, ref: KeyRef, answer: StoredAnswer): Promise<Existing | undefined> {
   await sql`
+    delete from idempotency_keys
+    where api_key_id = ${ref.apiKeyId} and idempotency_key = ${ref.key} and status is null and locked_until <= now() and not forwarded`;
+  await sql`
     update idempotency_keys set status = ${answer.status}, response_headers = ${sql.json(answer.headers)}, response_body = ${answer.body}
-    where api_key_id = ${ref.apiKeyId} and idempotency_key = ${ref.key} and status is null and locked_until <= now()`;
+    where api_key_id = ${ref.apiKeyId} and idempotency_key = ${ref.key} and status is null and locked_until <= now() and forwarded`;
   return read(sql, ref);
 }
 

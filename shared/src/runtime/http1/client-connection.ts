@@ -24,6 +24,8 @@ export class AnswerLost extends Error {
     message: string,
     /** Not one byte of the answer had come: on a reused connection, the service most likely closed it as idle before it saw the request. */
     readonly beforeAnswer: boolean,
+    /** Not one byte of the request was written: the service cannot have seen it. */
+    readonly notSent = false,
   ) {
     super(message);
   }
@@ -121,7 +123,7 @@ export class ClientConnection implements SocketEvents {
       };
       if (deadline.expired) return reject(upstreamTimeout());
       // Closed by its service between being taken from the pool and now.
-      if (this.closed) return reject(new AnswerLost("The connection to the service closed before the request was sent.", true));
+      if (this.closed) return reject(new AnswerLost("The connection to the service closed before the request was sent.", true, true));
       deadline.during(() => this.fail(exchange, upstreamTimeout()));
       this.current = exchange;
       this.writeRequest(exchange);

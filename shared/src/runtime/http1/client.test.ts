@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { dialBun } from "../bun";
 import type { UpstreamAnswer, UpstreamRequest } from "../upstream";
 import { AnswerLost } from "./client-connection";
-import { Http1Client } from "./client";
+import { Http1Client, type Dial } from "./client";
 
 interface Received {
   head: string;
@@ -144,6 +144,23 @@ describe("the HTTP/1.1 client to the services", () => {
       expect(lost).toBeInstanceOf(AnswerLost);
       expect(upstream.state.connections).toBe(connections + 1);
     }
+  });
+
+  test("when the connection closes before any of the request was written, then the request goes on a new connection, whatever its method", async () => {
+    const upstream = rawUpstream((socket) => socket.write(ok("made")));
+    let dials = 0;
+    // The first connection closes between being made and being written to, as one its service closes at that moment would.
+    const closingFirst: Dial = async (hostname, port, events) => {
+      const wire = await dialBun(hostname, port, events);
+      if (++dials === 1) events.onClose();
+      return wire;
+    };
+    const http = new Http1Client(closingFirst);
+    clients.push(http);
+    const answer = await http.send(request(upstream.origin, { method: "POST", body: new TextEncoder().encode("{}") }));
+    expect(await text(answer)).toBe("made");
+    expect(dials).toBe(2);
+    expect(upstream.state.requests).toHaveLength(1);
   });
 
   test("when a GET on a new connection gets no answer, then it is not sent again", async () => {

@@ -21,9 +21,11 @@ const DEFAULT_OPTIONS: Http1ClientOptions = { idleMs: 4_000, maxConnections: 256
 /**
  * An HTTP/1.1 client for the gateway → service hop, over the runtime's TCP
  * sockets (cheaper than a fetch run on another thread): a keep-alive pool per
- * service. A request that finds its reused connection closed before any byte
- * of the answer came is sent once more on a new connection when its method is
- * safe (GET, HEAD, OPTIONS: nothing to repeat), its body still in hand.
+ * service. A request whose connection closed before any of it was written is
+ * sent on a new connection, whatever its method; one that finds its reused
+ * connection closed before any byte of the answer came is sent once more only
+ * when its method is safe (GET, HEAD, OPTIONS: nothing to repeat), its body
+ * still in hand.
  */
 export class Http1Client {
   private readonly pools = new Map<string, OriginPool>();
@@ -46,7 +48,8 @@ export class Http1Client {
       return await connection.send(request, deadline);
     } catch (error) {
       const repeatable = SENT_AGAIN_METHODS.has(request.method) && !(request.body instanceof ReadableStream);
-      if (!(error instanceof AnswerLost && error.beforeAnswer && connection!.uses > 1 && repeatable)) {
+      const sendAgain = error instanceof AnswerLost && (error.notSent || (error.beforeAnswer && connection!.uses > 1 && repeatable));
+      if (!sendAgain) {
         deadline.end();
         throw error;
       }
