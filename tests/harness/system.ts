@@ -47,7 +47,8 @@ export async function startSystem(options: StartOptions = {}): Promise<TestSyste
     pagesPort: base + 2 * replicas,
     calendarPort: base + 2 * replicas + 1,
     // HOST and ADMIN_HOST from the shell would move the listeners away from where the tests connect.
-    env: { LOG_LEVEL: "warn", ...storage.env, REDIS_URL: redisUrl, ADMIN_TOKEN: undefined, HOST: undefined, ADMIN_HOST: undefined, ...options.env },
+    // Test systems stop at once: their services do not wait out the gateway's idle connections (a test of the drain sets its own).
+    env: { LOG_LEVEL: "warn", ...storage.env, REDIS_URL: redisUrl, ADMIN_TOKEN: undefined, HOST: undefined, ADMIN_HOST: undefined, DRAIN_CONNECTIONS_MS: "0", ...options.env },
     // Every test system on one Redis shares the 127.0.0.1 failure counter: only the test of that limit sets it low.
     gatewayEnv: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000000", ...options.gatewayEnv },
     output: options.output ?? (options.verbose ? (name, line) => console.log(`[${name}] ${line}`) : undefined),

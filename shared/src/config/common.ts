@@ -2,6 +2,7 @@ import type { DatabaseConfig } from "../db/database";
 import type { LogLevel } from "../observability/logger";
 import { LOG_LEVELS } from "../observability/logger";
 import { isIP } from "node:net";
+import { DRAIN_CONNECTIONS_MS } from "../runtime/connection-drain";
 import { ConfigError, envReader } from "./env";
 
 type Env = ReturnType<typeof envReader>;
@@ -56,6 +57,11 @@ export function listenHost(env: Env, name: string, fallback: string): string {
  */
 export function inflightBodyBytes(env: Env, fallback: number, largestBody: number): number {
   return env.int("MAX_INFLIGHT_BODY_BYTES", fallback, { min: largestBody, max: 16 * 1024 ** 3 });
+}
+
+/** A service's: how long its drain keeps answering, each answer closing its connection (connection-drain.ts); 0 stops at once. */
+export function drainConnectionsMs(env: Env): number {
+  return env.int("DRAIN_CONNECTIONS_MS", DRAIN_CONNECTIONS_MS, { min: 0, max: 600_000 });
 }
 
 export function shutdownGraceMs(env: Env): number {

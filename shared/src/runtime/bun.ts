@@ -1,4 +1,5 @@
 import { SERVER_MAX_HEAD_BYTES } from "../http/header-limits";
+import { closingConnection, untilQuiet } from "./connection-drain";
 import { Http1Client } from "./http1/client";
 import type { ClientWire, SocketEvents } from "./http1/client-connection";
 import type { Http1Connection, Wire } from "./http1/connection";
@@ -12,7 +13,7 @@ interface BunSocket extends Wire {
 }
 
 declare const Bun: {
-  serve(options: Record<string, unknown>): { port: number; stop(closeActive?: boolean): Promise<void> };
+  serve(options: Record<string, unknown>): { port: number; stop(closeActive?: boolean): Promise<void>; reload(options: Record<string, unknown>): void };
   listen(options: Record<string, unknown>): { port: number; stop(closeActive?: boolean): void };
   connect(options: Record<string, unknown>): Promise<ClientWire>;
 };
@@ -90,7 +91,7 @@ let upstreamClient: Http1Client | undefined;
 
 export const bunRuntime: Runtime = {
   name: "bun",
-  serve({ port, hostname, handler, facing }) {
+  serve({ port, hostname, handler, facing, drainConnectionsMs = 0 }) {
     if (facing === "clients") return listenHttp1({ port, hostname, handler });
     const fetch = asFetchHandler(handler);
     // A service is reached by the gateway's fetch alone, which never pipelines and reads an early
@@ -98,7 +99,22 @@ export const bunRuntime: Runtime = {
     // Bun process is started with (scripts/system/processes.ts).
     // Its only caller is the gateway, whose address nothing here reads: it is not looked up (about 1 µs a request).
     const server = Bun.serve({ port, hostname, idleTimeout: 60, fetch: (request: Request) => fetch(request) });
-    return { port: server.port, drain: () => server.stop(false), kill: () => server.stop(true) };
+    return {
+      port: server.port,
+      drain: async () => {
+        // stop(false) closes idle keep-alive connections at once, where the gateway may be writing a request.
+        let lastRequestAt = performance.now();
+        server.reload({
+          fetch: async (request: Request) => {
+            lastRequestAt = performance.now();
+            return closingConnection(await fetch(request));
+          },
+        });
+        await untilQuiet(() => lastRequestAt, drainConnectionsMs);
+        await server.stop(false);
+      },
+      kill: () => server.stop(true),
+    };
   },
   sendUpstream: (request) => (upstreamClient ??= new Http1Client(dialBun)).send(request),
   onShutdownSignal(handler) {

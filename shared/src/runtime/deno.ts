@@ -1,5 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import { requestIdOf } from "../http/request-id";
+import { closingConnection, untilQuiet } from "./connection-drain";
 import { fetchUpstreamWith } from "./fetch-upstream";
 import { asFetchHandler, type Runtime } from "./runtime";
 import { SENT_AGAIN_METHODS } from "./upstream";
@@ -28,8 +29,11 @@ const sendUpstream = fetchUpstreamWith((request) =>
 
 export const denoRuntime: Runtime = {
   name: "deno",
-  serve({ port, hostname, handler }) {
+  serve({ port, hostname, handler, drainConnectionsMs = 0 }) {
     const fetch = asFetchHandler(handler);
+    // Draining, each answer first closes its connection (connection-drain.ts); then new requests are refused.
+    let closing = false;
+    let lastRequestAt = performance.now();
     const abort = new AbortController();
     // Deno's shutdown() lets responses finish but cuts request bodies still arriving
     // ("BadResource: Cannot read body"), so drain waits for handlers to return first.
@@ -45,7 +49,9 @@ export const denoRuntime: Runtime = {
       }
       inFlight += 1;
       try {
-        return await fetch(request, info.remoteAddr.hostname);
+        if (!closing) return await fetch(request, info.remoteAddr.hostname);
+        lastRequestAt = performance.now();
+        return closingConnection(await fetch(request, info.remoteAddr.hostname));
       } finally {
         inFlight -= 1;
         if (draining && inFlight === 0) idle?.();
@@ -54,6 +60,8 @@ export const denoRuntime: Runtime = {
     return {
       port: server.addr.port,
       drain: async () => {
+        closing = true;
+        await untilQuiet(() => lastRequestAt, drainConnectionsMs);
         draining = true;
         if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
         await server.shutdown();

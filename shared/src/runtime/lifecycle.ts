@@ -7,6 +7,8 @@ export type Listener = RequestHandler & {
   hostname?: string;
   /** Default "clients". */
   facing?: ListenerFacing;
+  /** Facing the gateway: how long a drain keeps answering with each connection closing after its answer (connection-drain.ts). */
+  drainConnectionsMs?: number;
 };
 
 /** What a process's boot step hands to its entry file. */
@@ -29,7 +31,7 @@ export async function runProcess(runtime: Runtime, booted: BootedProcess): Promi
   const servers: RunningServer[] = [];
   for (const listener of booted.listeners) {
     const hostname = listener.hostname ?? "0.0.0.0";
-    const server = await runtime.serve({ port: listener.port, hostname, handler: listener, facing: listener.facing ?? "clients" });
+    const server = await runtime.serve({ port: listener.port, hostname, handler: listener, facing: listener.facing ?? "clients", drainConnectionsMs: listener.drainConnectionsMs });
     booted.logger.info("listening", { listener: listener.name, host: hostname, port: server.port, runtime: runtime.name });
     servers.push(server);
   }

@@ -34,7 +34,14 @@ export type ListenerFacing = "clients" | "gateway";
 export interface Runtime {
   name: "bun" | "deno";
   /** Request bodies are not limited here: the application limits each body while it reads it. */
-  serve(options: { port: number; hostname: string; handler: RequestHandler; facing: ListenerFacing }): RunningServer | Promise<RunningServer>;
+  serve(options: {
+    port: number;
+    hostname: string;
+    handler: RequestHandler;
+    facing: ListenerFacing;
+    /** Facing the gateway: how long a drain keeps answering, each answer closing its connection, before it stops (connection-drain.ts). */
+    drainConnectionsMs?: number;
+  }): RunningServer | Promise<RunningServer>;
   /** The gateway's requests to its services. */
   sendUpstream: SendUpstream;
   onShutdownSignal(handler: (signal: string) => void): void;

@@ -54,6 +54,13 @@ export function upstreamTimeout(): DOMException {
 export const WHOLE_ANSWER_MAX_BYTES = 64 * 1024;
 
 /**
+ * How long the gateway keeps an idle connection to a service (swept every
+ * quarter of it): well under the services' own idle timeout (60 s), so a
+ * connection taken from the pool is rarely one its service is closing.
+ */
+export const UPSTREAM_IDLE_MS = 4_000;
+
+/**
  * Methods a hop may send once more by itself when a reused connection closed
  * before any of the answer came: the safe ones, which change nothing.
  * PUT and DELETE are idempotent, but not to send again here: the connection

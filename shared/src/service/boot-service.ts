@@ -1,5 +1,5 @@
 import process from "node:process";
-import { databaseConfig, inflightBodyBytes, internalSigningKey, listenHost, logLevel, port, previousInternalSigningKey, shutdownGraceMs } from "../config/common";
+import { databaseConfig, drainConnectionsMs, inflightBodyBytes, internalSigningKey, listenHost, logLevel, port, previousInternalSigningKey, shutdownGraceMs } from "../config/common";
 import { envReader } from "../config/env";
 import { CONNECTION_PIPELINE_DEPTH } from "../db/connection-lanes";
 import { openDatabase, type LoadEmbeddedExtensions } from "../db/database";
@@ -142,6 +142,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
     previousSigningKey: previousInternalSigningKey(env),
     logLevel: logLevel(env),
     shutdownGraceMs: shutdownGraceMs(env),
+    drainConnectionsMs: drainConnectionsMs(env),
     inflightBodyBytes: inflightBodyBytes(env, defaultInflightBodyBytes(bodyLimitBytes), bodyLimitBytes),
   };
   const logger = createLogger(service.name, config.logLevel);
@@ -162,6 +163,7 @@ export async function bootService(service: ServiceDefinition, source: Record<str
         port: config.port,
         hostname: config.host,
         facing: "gateway",
+        drainConnectionsMs: config.drainConnectionsMs,
         fetch: countRequests(
           serviceFront(app, {
             // As many requests per connection as its pipeline may hold: one that cannot start soon waits

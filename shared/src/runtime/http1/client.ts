@@ -1,4 +1,4 @@
-import { SENT_AGAIN_METHODS, upstreamTimeout, type UpstreamAnswer, type UpstreamRequest } from "../upstream";
+import { SENT_AGAIN_METHODS, UPSTREAM_IDLE_MS, upstreamTimeout, type UpstreamAnswer, type UpstreamRequest } from "../upstream";
 import { AnswerLost, ClientConnection, type ClientWire, type SocketEvents } from "./client-connection";
 import { HopDeadline } from "./hop-deadline";
 
@@ -16,7 +16,7 @@ export interface Http1ClientOptions {
   maxConnections: number;
 }
 
-const DEFAULT_OPTIONS: Http1ClientOptions = { idleMs: 4_000, maxConnections: 256 };
+const DEFAULT_OPTIONS: Http1ClientOptions = { idleMs: UPSTREAM_IDLE_MS, maxConnections: 256 };
 
 /**
  * An HTTP/1.1 client for the gateway → service hop, over the runtime's TCP
