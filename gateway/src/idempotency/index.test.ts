@@ -39,7 +39,7 @@ const roomy = createBodyBudget({ totalBytes: 1024 * MiB });
 
 function post(key: string, body = '{"title":"t"}', answerLease: BodyLease = roomy.lease()) {
   const request = new Request("http://gateway/v1/new-page", { method: "POST", headers: { "idempotency-key": key } });
-  return { request, operation, apiKeyId, access: "[]", body: new TextEncoder().encode(body), answerLease };
+  return { request, operation, apiKeyId, access: () => "[]", body: new TextEncoder().encode(body), answerLease };
 }
 
 function counting(answer: () => Response | Promise<Response>) {

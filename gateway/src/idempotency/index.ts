@@ -30,9 +30,10 @@ export interface IdempotentRequest {
   /**
    * The key's access as this request has it (its scopes, its targets, the teams
    * its creator sees), in one string: a first answer is replayed only to a
-   * request with the same, since it was given under that access.
+   * request with the same, since it was given under that access. Asked for
+   * only when the request carries an Idempotency-Key.
    */
-  access: string;
+  access: () => string;
   body: Uint8Array | null;
   /**
    * Room for the answer's body in the gateway's budget of bodies in memory (the
@@ -140,7 +141,7 @@ export function createIdempotency(deps: {
   async function runOnce(input: IdempotentRequest, execute: () => Promise<Answer>): Promise<Answer> {
     const ref = keyOf(input);
     if (!ref) return execute();
-    const attempt = { id: crypto.randomUUID(), fingerprint: fingerprint(input.operation.operationId, input.access, input.body), lockMs, ttlMs };
+    const attempt = { id: crypto.randomUUID(), fingerprint: fingerprint(input.operation.operationId, input.access(), input.body), lockMs, ttlMs };
     for (let tries = 0; tries < 3; tries++) {
       if (await claim(ref, attempt)) return runClaimed(input, ref, attempt.id, execute);
       let existing = await guarded(store.read(deps.sql, ref));

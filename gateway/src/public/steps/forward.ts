@@ -105,7 +105,7 @@ export async function forwardToService(
     // The answer the idempotency layer holds in memory (a replay, or the first answer it stored) stays charged
     // until it has been written out, long after this request's body is given back: the layer owns that lease.
     const answerLease = deps.bodyBudget.lease(credential.keyId, credential.workspaceId, ANSWERS_IN_TRANSIT);
-    const access = accessOf(scopes, credential);
+    const access = () => accessOf(scopes, credential);
     return await deps.idempotency.run({ request, operation: route, apiKeyId: credential.keyId, access, body: wholeBody ?? null, answerLease }, send);
   } finally {
     lease.release();
