@@ -1,7 +1,7 @@
 import { notExecuted, settleWithin, type Pool, type Role, type Scope } from "@ws/shared";
 import { findKeyCredential, touchApiKey } from "../identity/api-keys";
 import { hashKey, isWellFormedKey, keyLength } from "../keys/key-format";
-import type { CredentialEpochs } from "./credential-epochs";
+import { NO_EPOCH, type CredentialEpochs } from "./credential-epochs";
 import type { KnownKeys } from "./known-keys";
 import { unauthorized } from "./extract-credential";
 
@@ -27,6 +27,14 @@ export interface Authenticated {
   /** True when read from the database for this request, so it needs no epoch check. */
   fresh: boolean;
   hash: string;
+  /** Taken from the cache: the epochs' incarnation it was cached in. */
+  cachedIn?: number;
+}
+
+/** A credential as cached, with the epochs' incarnation its epoch was confirmed in. */
+interface CachedKey {
+  credential: Credential;
+  incarnation: number;
 }
 
 const MAX_CACHED_KEYS = 50_000;
@@ -46,7 +54,7 @@ export function createAuthenticator(deps: {
   onLookup?: () => void;
   onBackgroundError?: (error: unknown) => void;
 }) {
-  const cache = new Map<string, Credential>();
+  const cache = new Map<string, CachedKey>();
   const touchedAt = new Map<string, number>();
 
   async function load(digest: Buffer): Promise<Credential> {
@@ -112,7 +120,8 @@ export function createAuthenticator(deps: {
       if (key.length !== keyLength(deps.keyPrefix)) throw malformed();
       const digest = hashKey(key);
       const hash = digest.toString("hex");
-      const cached = cache.get(hash);
+      const entry = cache.get(hash);
+      const cached = entry?.credential;
       // Only a well-formed key is ever cached (by its hash): a key found there needs no checksum.
       if (!cached && !isWellFormedKey(key, deps.keyPrefix)) throw malformed();
       if (!cached && beforeLookup) {
@@ -130,28 +139,34 @@ export function createAuthenticator(deps: {
       }
       const credential = cached ?? (await load(digest));
       assertUsable(credential);
-      return { credential, fresh: !cached, hash };
+      return { credential, fresh: !cached, hash, cachedIn: entry?.incarnation };
     },
 
     /**
      * Called with the epoch the limiter read in the same round trip: a cached
      * credential from an older epoch is read again, so revocations and role
-     * changes apply on the very next request at every replica.
+     * changes apply on the very next request at every replica. So is one
+     * cached before the epochs' store may have lost what it held (a new
+     * connection to Redis), or when it holds no epoch: a Redis restarted
+     * empty, or from an older snapshot, must not bring back the epoch a key
+     * was cached under.
      */
     async confirm(key: string, authenticated: Authenticated, currentEpoch: string | null): Promise<Credential> {
       let credential = authenticated.credential;
-      if (!authenticated.fresh && credential.epoch !== currentEpoch) {
+      const incarnation = deps.epochs.incarnation();
+      if (!authenticated.fresh && (credential.epoch !== currentEpoch || authenticated.cachedIn !== incarnation)) {
         cache.delete(authenticated.hash);
         credential = await load(hashKey(key));
         assertUsable(credential);
       }
-      if (currentEpoch !== null && credential.epoch !== currentEpoch && BigInt(credential.epoch) > BigInt(currentEpoch)) {
-        // The published epoch lags the database (Redis restarted, or a publish failed): heal it.
+      const lags = currentEpoch === NO_EPOCH || (currentEpoch !== null && BigInt(credential.epoch) > BigInt(currentEpoch));
+      if (lags) {
+        // The published epoch lags the database (Redis lost it, or a publish failed): heal it.
         deps.epochs.publish(credential.workspaceId, credential.epoch).catch((error) => deps.onBackgroundError?.(error));
       }
       if (currentEpoch !== null && credential.epoch === currentEpoch) {
         if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
-        cache.set(authenticated.hash, credential);
+        cache.set(authenticated.hash, { credential, incarnation });
       }
       touch(credential);
       return credential;

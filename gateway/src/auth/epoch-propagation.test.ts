@@ -10,6 +10,7 @@ function timedEpochs() {
   const epochs = createMemoryEpochs();
   const landedAt: number[] = [];
   const timed: CredentialEpochs = {
+    incarnation: () => 0,
     current: (workspaceId) => epochs.current(workspaceId),
     async publish(workspaceId, epoch) {
       await epochs.publish(workspaceId, epoch);

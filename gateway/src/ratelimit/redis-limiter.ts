@@ -53,7 +53,8 @@ const WAITER_TURN_MS = 10;
  * KEYS: counter hash {w: window, c: count, s: suspended this window, n, nl, b, L<id>..., X<id>...}, suspension marker, epoch.
  * ARGV: limit[, requests in the batch (1 when absent)[, requests counted elsewhere, their window
  *       [, lease wanted, its id, lease to give back, its unused units, 1 to count past outstanding leases]]].
- * Returns: count, Redis TIME seconds, microseconds, milliseconds of suspension left, epoch,
+ * Returns: count, Redis TIME seconds, microseconds, milliseconds of suspension left, epoch ('' when
+ * none is held: NO_EPOCH),
  * the first count the suspension applies to, units leased, milliseconds to wait (when count is −1),
  * the top the lease keeps the count under.
  */
@@ -139,7 +140,7 @@ if want > 0 and suspended == 0 and count < ceiling and nowMs >= tonumber(redis.c
     redis.call('HINCRBY', KEYS[1], 'n', 1)
   end
 end
-local epoch = redis.call('GET', KEYS[3]) or '0'
+local epoch = redis.call('GET', KEYS[3]) or ''
 return {count, now[1], now[2], suspended, epoch, from, granted, 0, top}
 `;
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { redisKeys } from "../../../gateway/src/ratelimit/redis-keys";
@@ -18,6 +21,8 @@ type ThrowawayRedis = Awaited<ReturnType<typeof throwawayRedis>>;
 let redis: ThrowawayRedis | undefined;
 let database: ThrowawayPostgres | undefined;
 let system: TestSystem | undefined;
+/** Where the throwaway Redis writes a snapshot when told to SAVE, and reads it back when it starts. */
+const snapshots = mkdtempSync(join(tmpdir(), "credential-propagation-"));
 
 async function storedEpoch(workspaceId: string): Promise<string> {
   const sql = postgres(system!.databaseUrl!, { max: 1, onnotice: () => {} });
@@ -45,7 +50,7 @@ async function keyCachedEverywhere(tenant: Tenant) {
 
 describe.skipIf(!canRunThrowawayPostgres || !hasRedisServer)("credential changes while Redis is unreachable, two replicas", () => {
   beforeAll(async () => {
-    redis = await throwawayRedis();
+    redis = await throwawayRedis(["--dir", snapshots]);
     await redis.start();
     await redis.client.connect();
     database = await throwawayPostgres();
@@ -55,6 +60,7 @@ describe.skipIf(!canRunThrowawayPostgres || !hasRedisServer)("credential changes
     await system?.stop();
     await redis?.dispose();
     await database?.dispose();
+    rmSync(snapshots, { recursive: true, force: true });
   });
 
   test("when Redis is back within the wait, then a revocation answers 204 only once its epoch is in Redis, and the key is refused on every replica", async () => {
@@ -97,5 +103,62 @@ describe.skipIf(!canRunThrowawayPostgres || !hasRedisServer)("credential changes
     }
     expect(published).toBe(expected);
     for (const url of system!.baseUrls) expect((await apiClient(url, key)("GET", "/v1/new-page")).status).toBe(401);
+  });
+  /** Once every replica has connected again to the Redis just started (two connections each, besides the test's own). */
+  async function replicasReconnected(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    const connections = async () => String(await redis!.client.client("LIST")).trim().split("\n").length;
+    while ((await connections()) < 1 + 2 * system!.baseUrls.length) {
+      if (Date.now() > deadline) throw new Error("the gateways did not connect to Redis again");
+      await sleep(50);
+    }
+  }
+
+  /** Requests to every replica for `ms`: the statuses of each. */
+  async function statusesFor(key: string, ms: number): Promise<number[][]> {
+    const until = performance.now() + ms;
+    const statuses: number[][] = system!.baseUrls.map(() => []);
+    while (performance.now() < until) {
+      await Promise.all(system!.baseUrls.map(async (url, replica) => statuses[replica]!.push((await apiClient(url, key)("GET", "/v1/new-page")).status)));
+      await sleep(50);
+    }
+    return statuses;
+  }
+
+  test("when Redis loses every epoch after a revocation was answered (flushed, or restarted empty), then the key is still refused on every replica", async () => {
+    for (const loss of ["flushed", "restarted empty"] as const) {
+      const tenant = await seedTenant(system!);
+      const { id, key } = await keyCachedEverywhere(tenant);
+      expect((await revoke(tenant, id)).status).toBe(204);
+      if (loss === "flushed") await redis!.client.flushall();
+      else {
+        rmSync(join(snapshots, "dump.rdb"), { force: true });
+        await redis!.stop();
+        await redis!.start();
+        await replicasReconnected();
+      }
+      expect(await redis!.client.get(redisKeys.authEpoch(tenant.workspaceId))).toBeNull();
+      const statuses = await statusesFor(key, 1_500);
+      for (const replica of statuses) expect(replica.filter((status) => status < 300)).toEqual([]);
+    }
+  });
+
+  test("when Redis restarts from a snapshot taken before a change was answered, then the change still holds on every replica", async () => {
+    const tenant = await seedTenant(system!);
+    // A team makes the workspace's epoch one that Redis holds, as in any workspace that has changed since its start.
+    await tenant.team();
+    const { id, key } = await keyCachedEverywhere(tenant);
+    const before = await redis!.client.get(redisKeys.authEpoch(tenant.workspaceId));
+    expect(before).toBe(await storedEpoch(tenant.workspaceId));
+    await redis!.client.save();
+    expect((await revoke(tenant, id)).status).toBe(204);
+    await redis!.stop();
+    await redis!.start();
+    await replicasReconnected();
+    // Back as the snapshot left it: the epoch the key was cached under.
+    expect(await redis!.client.get(redisKeys.authEpoch(tenant.workspaceId))).toBe(before);
+
+    const statuses = await statusesFor(key, 2_000);
+    for (const replica of statuses) expect(replica.filter((status) => status < 300)).toEqual([]);
   });
 });
