@@ -1,16 +1,12 @@
 import { watchDeadline } from "../http/deadline-watch";
 import { BodyIdleWatch } from "./body-idle-watch";
-import { HOP_ANSWER_HEADERS, upstreamTimeout, WHOLE_ANSWER_MAX_BYTES, type SendUpstream, type UpstreamAnswer, type UpstreamRequest } from "./upstream";
+import { HOP_ANSWER_HEADERS, upstreamTimeout, WHOLE_ANSWER_MAX_BYTES, type UpstreamAnswer, type UpstreamRequest } from "./upstream";
 
-/** The hop sent with the runtime's fetch; `initFor` adds the runtime's own fetch options for a request. */
-export function fetchUpstreamWith(initFor: (request: UpstreamRequest) => Record<string, unknown> | undefined): SendUpstream {
-  return (request) => fetchUpstreamOnce(request, initFor(request));
-}
-
-/** The hop sent with the runtime's fetch, as it is. */
-export const fetchUpstream: SendUpstream = (request) => fetchUpstreamOnce(request, undefined);
-
-async function fetchUpstreamOnce(request: UpstreamRequest, init: Record<string, unknown> | undefined): Promise<UpstreamAnswer> {
+/**
+ * The hop sent with the runtime's fetch (the bench's and the hop tests'
+ * yardstick; the runtimes send it with the HTTP/1.1 client).
+ */
+export async function fetchUpstream(request: UpstreamRequest): Promise<UpstreamAnswer> {
   // One shared timer for every request's timeout instead of a timer each (AbortSignal.timeout) left running after the answer.
   const controller = new AbortController();
   const budgetMs = request.deadline - performance.now();
@@ -23,7 +19,6 @@ async function fetchUpstreamOnce(request: UpstreamRequest, init: Record<string, 
       duplex: "half",
       redirect: "manual",
       signal: controller.signal,
-      ...init,
     } as RequestInit);
     const headers: [string, string][] = [];
     answer.headers.forEach((value, name) => {

@@ -1,9 +1,9 @@
 import { SAFE_METHODS } from "../http/safe-methods";
 
 /**
- * The gateway → service hop, as the gateway asks for it: each runtime sends
- * it its own way (Bun: our HTTP/1.1 client, http1/client.ts; Deno: fetch,
- * fetch-upstream.ts).
+ * The gateway → service hop, as the gateway asks for it: both runtimes send
+ * it with our HTTP/1.1 client (http1/client.ts) over their own TCP sockets;
+ * fetch-upstream.ts sends it with fetch, for comparison.
  */
 
 /** One request to a service. */

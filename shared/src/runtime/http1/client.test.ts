@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { connect, type Socket } from "node:net";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { dialBun } from "../bun";
+import { PromiseSocketWire, type PromiseSocket } from "../promise-socket-wire";
 import type { UpstreamAnswer, UpstreamRequest } from "../upstream";
 import { AnswerLost } from "./client-connection";
 import { Http1Client, type Dial } from "./client";
@@ -94,8 +96,64 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
+/** A node:net socket behind promises, as Deno's TCP connection is: Deno's wire, run here on Bun. */
+function promiseSocket(socket: Socket): PromiseSocket {
+  const chunks: Buffer[] = [];
+  let ended = false;
+  let failed: unknown;
+  let waiting: (() => void) | undefined;
+  const wake = () => {
+    const waiter = waiting;
+    waiting = undefined;
+    waiter?.();
+  };
+  socket.on("data", (chunk: Buffer) => {
+    chunks.push(chunk);
+    // Read from the kernel no further ahead than a few chunks, as a socket read only when asked is.
+    if (chunks.length > 4) socket.pause();
+    wake();
+  });
+  for (const event of ["end", "close"]) socket.on(event, () => ((ended = true), wake()));
+  socket.on("error", (error) => ((failed = error), wake()));
+  return {
+    async read(into) {
+      while (chunks.length === 0 && !ended && failed === undefined) await new Promise<void>((resolve) => (waiting = resolve));
+      const chunk = chunks[0];
+      if (chunk === undefined) {
+        if (failed !== undefined) throw failed;
+        return null;
+      }
+      const read = Math.min(chunk.length, into.length);
+      into.set(chunk.subarray(0, read));
+      if (read === chunk.length) chunks.shift();
+      else chunks[0] = chunk.subarray(read);
+      if (chunks.length <= 4) socket.resume();
+      return read;
+    },
+    write: (data) => new Promise((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve(data.byteLength)))),
+    close: () => socket.destroy(),
+  };
+}
+
+const dialPromises: Dial = (hostname, port, events) =>
+  new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port, noDelay: true });
+    socket.once("error", reject);
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(new PromiseSocketWire(promiseSocket(socket), events));
+    });
+  });
+
+/** The client runs over Bun's sockets, and over sockets of promises as on Deno: every test runs over both. */
+const DIALS: [string, Dial][] = [
+  ["Bun's sockets", dialBun],
+  ["sockets of promises (Deno's kind)", dialPromises],
+];
+let dial: Dial = dialBun;
+
 function client(options?: ConstructorParameters<typeof Http1Client>[1]): Http1Client {
-  const made = new Http1Client(dialBun, options);
+  const made = new Http1Client(dial, options);
   clients.push(made);
   return made;
 }
@@ -108,7 +166,11 @@ async function text(answer: UpstreamAnswer): Promise<string> {
   return new Response(answer.body).text();
 }
 
-describe("the HTTP/1.1 client to the services", () => {
+for (const [over, dialOf] of DIALS) describe(`the HTTP/1.1 client to the services, over ${over}`, () => {
+  beforeAll(() => {
+    dial = dialOf;
+  });
+
   test("when requests follow one another, then they go over one kept-alive connection, with Host, the headers given and a length for a body", async () => {
     const upstream = rawUpstream((socket) => socket.write(ok("fine", "set-cookie: a=1\r\nset-cookie: b=2\r\nconnection: keep-alive\r\n")));
     const http = client();
@@ -151,7 +213,7 @@ describe("the HTTP/1.1 client to the services", () => {
     let dials = 0;
     // The first connection closes between being made and being written to, as one its service closes at that moment would.
     const closingFirst: Dial = async (hostname, port, events) => {
-      const wire = await dialBun(hostname, port, events);
+      const wire = await dial(hostname, port, events);
       if (++dials === 1) events.onClose();
       return wire;
     };
