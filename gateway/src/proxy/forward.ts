@@ -1,11 +1,23 @@
-import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, PlainAnswer, serviceBudgetMs, type Answer, type FieldReader, type SendUpstream } from "@ws/shared";
+import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, PlainAnswer, serviceBudgetMs, WORKSPACE_PURGE_HEADER, type Answer, type FieldReader, type SendUpstream } from "@ws/shared";
 
-/** Headers that describe one hop, or that carry the client's credentials: never passed on. */
+/** Headers that describe one hop, that carry the client's credentials, or that only the gateway may send: never passed on. */
 const NOT_FORWARDED = new Set([
   "authorization", "x-api-key", "cookie", "host", "connection", "keep-alive", "proxy-authorization",
   "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length", PRINCIPAL_HEADER,
-  REQUEST_ID_HEADER, DEADLINE_HEADER,
+  REQUEST_ID_HEADER, DEADLINE_HEADER, WORKSPACE_PURGE_HEADER,
 ]);
+
+/**
+ * The fields the client's Connection header names: they were meant for its
+ * hop to the gateway alone, so a proxy removes them (RFC 9110, 7.6.1).
+ */
+function namedByConnection(connection: string | null): Set<string> | undefined {
+  // What nearly every client sends names no field.
+  if (connection === null || connection === "keep-alive" || connection === "close") return undefined;
+  const names = new Set<string>();
+  for (const option of connection.split(",")) names.add(option.trim().toLowerCase());
+  return names;
+}
 
 export interface ForwardRequest {
   /** How this runtime sends a request to a service. */
@@ -69,8 +81,9 @@ function upstreamFailure(request: ForwardRequest, error: unknown): ApiError {
  */
 export async function forward(request: ForwardRequest): Promise<Answer> {
   const headers: [string, string][] = [];
+  const hopOnly = namedByConnection(request.headers.get("connection"));
   request.headers.forEach((value, name) => {
-    if (!NOT_FORWARDED.has(name)) headers.push([name, value]);
+    if (!NOT_FORWARDED.has(name) && !hopOnly?.has(name)) headers.push([name, value]);
   });
   headers.push([PRINCIPAL_HEADER, request.principalToken], [REQUEST_ID_HEADER, request.requestId], [DEADLINE_HEADER, String(serviceBudgetMs(request.timeoutMs))]);
   let answer;

@@ -338,6 +338,17 @@ describe("what reaches the service", () => {
     await expect(verifyPrincipal(headers.get(PRINCIPAL_HEADER), { method: "DELETE", path: "/v1/new-page" }, signingKey)).rejects.toThrow();
   });
 
+  test("when the client's Connection header names headers, or it sends a purge order, then none of those reaches the service", async () => {
+    const { handle } = setup();
+    const headers = { connection: "X-Hop-Only, keep-alive,x-other-hop", "x-hop-only": "1", "x-other-hop": "2", "x-kept": "3", "x-workspace-purge": "forged" };
+    expect((await handle(request("GET", "/v1/new-page", { key: "key-member", headers }))).status).toBe(200);
+    const forwarded = received[0]!.headers;
+    expect(forwarded.get("x-hop-only")).toBeNull();
+    expect(forwarded.get("x-other-hop")).toBeNull();
+    expect(forwarded.get("x-workspace-purge")).toBeNull();
+    expect(forwarded.get("x-kept")).toBe("3");
+  });
+
   test("when a client gives up a long answer before its end, then the workspace's next requests tell the service how long ago, and an answer read to its end tells nothing", async () => {
     const { handle } = setup();
     const principalOfNext = async () => {
