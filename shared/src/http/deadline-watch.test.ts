@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { watchDeadline } from "./deadline-watch";
+import { settleWithin, watchDeadline } from "./deadline-watch";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,5 +48,26 @@ describe("watching deadlines with one timer", () => {
     watchDeadline(performance.now() - 5, () => (called = true));
     await sleep(5);
     expect(called).toBe(true);
+  });
+});
+
+describe("a bound on a call, when this process itself was stalled", () => {
+  test("when the process did not run past the bound while the answer came in, then the answer wins over the timeout", async () => {
+    // A peer that answers at once: its answer is in the socket before the bound, while this process is busy.
+    const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => void socket.write("pong") } });
+    let answered!: () => void;
+    const answer = new Promise<string>((resolve) => (answered = () => resolve("answered")));
+    const client = await Bun.connect({ hostname: "127.0.0.1", port: server.port, socket: { data: () => answered() } });
+    try {
+      const bounded = settleWithin(answer, 50, () => new Error("timed out"));
+      client.write("ping");
+      // Stalled, as a paused or throttled process is: the bound passes and the answer arrives meanwhile.
+      const until = performance.now() + 200;
+      while (performance.now() < until) {}
+      expect(await bounded.catch((error: Error) => error.message)).toBe("answered");
+    } finally {
+      client.end();
+      server.stop(true);
+    }
   });
 });

@@ -28,10 +28,25 @@ function unlink(watch: Watch): void {
 /** Timers may fire up to a millisecond before the instant asked for (they count whole milliseconds). */
 const TIMER_GRANULARITY_MS = 1;
 
+/**
+ * A timer this late means this process did not run meanwhile (paused,
+ * throttled, a long collection): what came in while it was stalled is read
+ * before the deadlines are called, so an answer that arrived in time is not
+ * taken for a timeout. Timers run before the sockets are read in a turn.
+ */
+const STALLED_MS = 10;
+let stallSeen = false;
+
 function fire(): void {
   timer = undefined;
-  armedFor = Infinity;
   const now = performance.now();
+  if (!stallSeen && now - armedFor > STALLED_MS) {
+    stallSeen = true;
+    timer = setTimeout(fire, 0);
+    return;
+  }
+  stallSeen = false;
+  armedFor = Infinity;
   while (first && first.at - now < TIMER_GRANULARITY_MS) {
     const due = first;
     unlink(due);
@@ -73,6 +88,7 @@ export function watchDeadline(at: number, onDeadline: () => void): () => void {
       clearTimeout(timer);
       timer = undefined;
       armedFor = Infinity;
+      stallSeen = false;
     }
   };
 }
