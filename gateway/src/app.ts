@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { createBodyBudget, DEFAULT_MAX_BODY_BYTES, errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { answerWithinDeadline, createBodyBudget, DEADLINE_HEADER, DEFAULT_MAX_BODY_BYTES, errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
@@ -18,6 +18,8 @@ export interface GatewayDeps {
   publicRequests: PublicRequestDeps;
   admin: AdminDeps;
   adminToken: string | undefined;
+  /** A management request is answered 503 after this, unless its change began to commit: a stalled database holds none longer. */
+  adminTimeoutMs: number;
   /** Failed admin-token authentications, per client address. */
   adminAuthFailures: AuthFailureLimiter;
   onAdminAuthFailure?: (outcome: AdminAuthFailure) => void;
@@ -87,10 +89,18 @@ export function createApp(deps: GatewayDeps) {
   ]);
 
   /** The request as Elysia routes it, with the client address remembered for its handlers. */
-  const handledBy = (app: { handle(request: Request): Promise<Response> }, request: IncomingRequest, peer: string | undefined) => {
+  const routed = (request: IncomingRequest, peer: string | undefined) => {
     const routable = routableByElysia(toFetchRequest(request));
     clientAddresses.set(routable, resolveClientAddress(peer, routable.headers, deps.trustedProxies));
-    return app.handle(routable);
+    return routable;
+  };
+  const handledBy = (app: { handle(request: Request): Promise<Response> }, request: IncomingRequest, peer: string | undefined) => app.handle(routed(request, peer));
+  /** A management request, within ADMIN_TIMEOUT_MS (the budget the caller may have sent is not its to choose). */
+  const managed = (request: IncomingRequest, peer: string | undefined) => {
+    const routable = routed(request, peer);
+    if (!new URL(routable.url).pathname.startsWith(ADMIN_PREFIX)) return adminApp.handle(routable);
+    routable.headers.set(DEADLINE_HEADER, String(deps.adminTimeoutMs));
+    return answerWithinDeadline(routable, () => adminApp.handle(routable));
   };
 
   // Outermost first: CORS answers preflights before anything else; HEAD is served as GET.
@@ -113,7 +123,7 @@ export function createApp(deps: GatewayDeps) {
     /** The public port: the API, the documentation, a known path's wrong method, else Elysia (probes, 404), the client address taken from the peer the runtime reported. */
     publicIncoming: (request: IncomingRequest, peer?: string) => servePublic(request, peer),
     /** The internal port: the management documentation, a known path's wrong method, else the management app. */
-    adminIncoming: (request: IncomingRequest, peer?: string): Promise<Answer> => adminDocs?.(request) ?? adminWrongMethods(request) ?? handledBy(adminApp, request, peer),
+    adminIncoming: (request: IncomingRequest, peer?: string): Promise<Answer> => adminDocs?.(request) ?? adminWrongMethods(request) ?? managed(request, peer),
   };
 }
 export type GatewayApp = ReturnType<typeof createApp>;

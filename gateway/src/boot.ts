@@ -172,6 +172,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
       serviceData: serviceDataOf({ upstreams: config.upstreams, signingKey: signingKeyFrom(config.signingKey), logger }),
     },
     adminToken: config.adminToken,
+    adminTimeoutMs: config.adminTimeoutMs,
     adminAuthFailures: authFailureLimiter("admin-token"),
     onAdminAuthFailure: metrics.observeAdminAuthFailure,
     trustedProxies: config.trustedProxies,

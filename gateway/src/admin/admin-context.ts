@@ -1,4 +1,4 @@
-import { ApiError, isUuid, transaction, uuidv7, type Logger, type Pool, type Sql, type TransactionSql } from "@ws/shared";
+import { ApiError, isUuid, uuidv7, writeWithin, type Deadline, type Logger, type Pool, type Sql, type TransactionSql } from "@ws/shared";
 import type { EpochPropagation } from "../auth/epoch-propagation";
 import { insertAuditEntry, type AuditEntryRow } from "../identity/audit-log";
 import { bumpAuthEpoch, workspaceExists } from "../identity/workspaces";
@@ -19,6 +19,8 @@ export interface AdminCaller {
   requestId: string;
   /** A fingerprint of the admin credential, never the credential. */
   actor: string;
+  /** The request's: a change commits before it, or not at all (the request is then answered 503). */
+  deadline: Deadline;
 }
 
 export async function assertWorkspace(sql: Sql, workspaceId: string): Promise<void> {
@@ -45,7 +47,9 @@ export interface ChangeScope {
 
 /**
  * Runs a management change in one transaction with its audit entries, and
- * writes each entry as a log line once the change has committed.
+ * writes each entry as a log line once the change has committed. The
+ * transaction commits only within the request's deadline (`writeWithin`): a
+ * request answered 503 at its deadline never takes effect later.
  *
  * With `credentialsOf`, the change can alter what that workspace's keys may do:
  * its credential epoch rises in the same transaction and is published once it
@@ -61,7 +65,7 @@ export async function applyChange<T>(
   options: { credentialsOf?: string } = {},
 ): Promise<T> {
   const entries: AuditEntryRow[] = [];
-  const [result, epoch] = await transaction(deps.sql, "", async (tx) => {
+  const [result, epoch] = await writeWithin(deps.sql, caller.deadline, async (tx) => {
     let changed = true;
     const audit = async (change: AuditedChange) => {
       entries.push(

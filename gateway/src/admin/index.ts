@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Elysia } from "elysia";
-import { mountOperations, requestIdOf } from "@ws/shared";
+import { deadlineOf, mountOperations, requestIdOf } from "@ws/shared";
 import type { AdminDeps } from "./admin-context";
 import { requireAdminToken, type AdminAuthDeps } from "./admin-auth";
 import { apiKeyOperations } from "./api-keys";
@@ -31,7 +31,11 @@ export function adminRoutes(deps: AdminDeps, auth: AdminAuthDeps) {
       ...auditLogOperations(deps),
     },
     {
-      context: (context): AdminContext => ({ caller: { requestId: requestIdOf(context.request as Request), actor } }),
+      context: (context): AdminContext => {
+        const request = context.request as Request;
+        // The deadline the request is answered within (app.ts): the very one, so that no change commits after that answer.
+        return { caller: { requestId: requestIdOf(request), actor, deadline: deadlineOf(request) } };
+      },
       describe: (operationId, operation) => describeAdminRoute(operationId, operation as AdminOperationSpec),
       validationCode: "validation_error",
     },

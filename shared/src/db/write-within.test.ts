@@ -60,6 +60,17 @@ describe("a write within the request's deadline", () => {
     expect((error as ApiError).status).toBe(503);
     expect(await stored("slow")).toBe(false);
   });
+
+  test.skipIf(!process.env.DATABASE_URL)("when an earlier write of the request has committed and the deadline passes after it, then a later write of the same request still runs to its end", async () => {
+    const deadline = Deadline.in(100);
+    await writeWithin(database.sql, deadline, (tx) => tx`insert into notes values ('first step')`);
+    await sleep(150);
+    await writeWithin(database.sql, deadline, async (tx) => {
+      await tx`select pg_sleep(0.05)`;
+      await tx`insert into notes values ('second step')`;
+    });
+    expect(await stored("second step")).toBe(true);
+  });
 });
 
 describe("database failures", () => {

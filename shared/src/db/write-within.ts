@@ -20,8 +20,9 @@ export async function writeWithin<T>(sql: Pool, deadline: Deadline, work: (tx: T
   try {
     return await transaction(sql, "", async (tx) => {
       // Sent now and not awaited: the work's first statement follows it on the same connection, in one round trip.
-      const limited = tx.unsafe(`set local statement_timeout = ${Math.max(1, Math.ceil(deadline.remainingMs()))}`).execute();
-      limited.catch(() => {});
+      // A later write of a request one of whose writes already committed (a management change in steps) is not bounded again.
+      const limited = deadline.committing ? undefined : tx.unsafe(`set local statement_timeout = ${Math.max(1, Math.ceil(deadline.remainingMs()))}`).execute();
+      limited?.catch(() => {});
       const result = await work(tx);
       await limited;
       if (!deadline.beginCommit()) throw notExecuted("The request was not completed before its deadline.");

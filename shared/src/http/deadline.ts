@@ -49,6 +49,11 @@ export class Deadline {
     return Math.max(0, this.at - performance.now());
   }
 
+  /** A commit has begun: the request is answered by its work, however long that takes. */
+  get committing(): boolean {
+    return this.#state === "committing";
+  }
+
   get expired(): boolean {
     if (this.#state === "open" && this.remainingMs() <= 0) this.#state = "expired";
     return this.#state === "expired";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { expectError } from "../../harness/assertions";
-import { apiClient, type Call } from "../../harness/http";
+import { apiClient, readResponse, type Call } from "../../harness/http";
 import { startSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
 import { canRunThrowawayPostgres, throwawayPostgres, type ThrowawayPostgres } from "../../harness/throwaway-postgres";
@@ -14,6 +14,7 @@ import { sleep } from "./helpers";
  * and a key whose request was refused is free for the retry the 503 invites.
  */
 const DATABASE_TIMEOUT_MS = 800;
+const ADMIN_TIMEOUT_MS = 1_500;
 const UPSTREAM_TIMEOUT_MS = 3_000;
 const PAUSE_MS = 6_000;
 
@@ -27,7 +28,7 @@ beforeAll(async () => {
   system = await startSystem({
     databaseServerUrl: database.url,
     withoutRedis: true,
-    gatewayEnv: { DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS), UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) },
+    gatewayEnv: { DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS), UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), ADMIN_TIMEOUT_MS: String(ADMIN_TIMEOUT_MS) },
   });
   tenant = await seedTenant(system);
   call = apiClient(system.baseUrl, await tenant.key({ rate_limit_per_minute: 1_000_000 }));
@@ -84,6 +85,42 @@ describe.skipIf(!canRunThrowawayPostgres)("the gateway's database stalling or st
     expect(retried.headers.get("idempotency-replayed")).toBeNull();
     const replayed = await call("POST", "/v1/new-page", { title: "during the stall" }, { "idempotency-key": "stalled" });
     expect(replayed.body.id).toBe(retried.body.id);
+  }, 60_000);
+
+  test("when PostgreSQL stalls, then the management API answers a read and a change 503 within its timeout, and the change is not made once PostgreSQL is back", async () => {
+    const { id } = await tenant.keyWithId({ rate_limit_per_minute: 1_000 });
+    const manage = async (method: string, path: string, body?: unknown) => {
+      const started = performance.now();
+      const answer = await fetch(`${system.adminUrl}/admin/v1/workspaces/${tenant.workspaceId}${path}`, {
+        method,
+        // A budget of its own choosing is not the caller's to give.
+        headers: { authorization: `Bearer ${system.adminToken}`, "content-type": "application/json", "x-request-budget-ms": "60000" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(readResponse);
+      return { answer, ms: performance.now() - started };
+    };
+    database.pause();
+    let resumed = false;
+    const resume = sleep(PAUSE_MS).then(() => {
+      database.resume();
+      resumed = true;
+    });
+    try {
+      const [read, change] = await Promise.all([manage("GET", ""), manage("PATCH", `/api-keys/${id}`, { rate_limit_per_minute: 7 })]);
+      expect(resumed).toBe(false);
+      for (const { answer, ms } of [read, change]) {
+        expectError(answer, 503, "service_unavailable");
+        expect(answer.headers.get("retry-after")).toBe("1");
+        expect(ms).toBeLessThan(ADMIN_TIMEOUT_MS + 1_000);
+      }
+    } finally {
+      await resume;
+    }
+    await sleep(1_000);
+    // What the change had sent before its 503 was rolled back once PostgreSQL went on.
+    const key = await manage("GET", `/api-keys/${id}`);
+    expect(key.answer.status).toBe(200);
+    expect(key.answer.body.rate_limit_per_minute).toBe(1_000);
   }, 60_000);
 
   test("when PostgreSQL stops while a POST with an Idempotency-Key runs, then the 503 it gets frees the key once PostgreSQL is back: the retry runs afresh, not an unknown outcome", async () => {
