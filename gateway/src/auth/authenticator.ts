@@ -90,12 +90,14 @@ export function createAuthenticator(deps: {
    * workspace's credentials changed since it was read: a new expiry (or none)
    * may have made it usable again, and must apply on the next request. Only
    * an expired cached key costs this read of the epoch; when Redis cannot
-   * tell, the database is asked.
+   * tell, or may have lost what it held since (a new connection), the
+   * database is asked.
    */
-  async function expiredSinceChanged(cached: Credential): Promise<boolean> {
+  async function expiredSinceChanged({ credential: cached, incarnation }: CachedKey): Promise<boolean> {
     if (cached.expiresAt === null || cached.expiresAt > Date.now()) return false;
     try {
-      return (await deps.epochs.current(cached.workspaceId)) !== cached.epoch;
+      const epoch = await deps.epochs.current(cached.workspaceId);
+      return epoch !== cached.epoch || incarnation !== deps.epochs.incarnation();
     } catch {
       return true;
     }
@@ -131,7 +133,7 @@ export function createAuthenticator(deps: {
           if (!(await deps.knownKeys.mightExist(digest))) throw refusal;
         }
       }
-      if (cached && (await expiredSinceChanged(cached))) {
+      if (entry && (await expiredSinceChanged(entry))) {
         cache.delete(hash);
         const credential = await load(digest);
         assertUsable(credential);
