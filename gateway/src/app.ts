@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { answerWithinDeadline, createBodyBudget, DEADLINE_HEADER, DEFAULT_MAX_BODY_BYTES, errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, routableByElysia, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { answerWithinDeadline, createBodyBudget, DEFAULT_MAX_BODY_BYTES, errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, routableByElysia, setDeadlineIn, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
@@ -99,7 +99,7 @@ export function createApp(deps: GatewayDeps) {
   const managed = (request: IncomingRequest, peer: string | undefined) => {
     const routable = routed(request, peer);
     if (!new URL(routable.url).pathname.startsWith(ADMIN_PREFIX)) return adminApp.handle(routable);
-    routable.headers.set(DEADLINE_HEADER, String(deps.adminTimeoutMs));
+    setDeadlineIn(routable, deps.adminTimeoutMs);
     return answerWithinDeadline(routable, () => adminApp.handle(routable));
   };
 

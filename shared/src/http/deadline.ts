@@ -81,6 +81,13 @@ export class Deadline {
 
 const deadlines = new WeakMap<Request, Deadline>();
 
+/** Gives the request a deadline `ms` from now, whatever budget its headers carry: for a server that sets its own. */
+export function setDeadlineIn(request: Request, ms: number): Deadline {
+  const deadline = Deadline.in(ms);
+  deadlines.set(request, deadline);
+  return deadline;
+}
+
 /** The request's deadline, counted from the first call for it (made when it arrives). */
 export function deadlineOf(request: Request): Deadline {
   let deadline = deadlines.get(request);
