@@ -144,6 +144,7 @@ export async function bootGateway(runtime: Pick<Runtime, "sendUpstream">, config
       authenticator: createAuthenticator({
         sql: database.sql,
         databaseTimeoutMs: config.databaseTimeoutMs,
+        keyCacheMaxAgeMs: config.keyCacheMaxAgeMs,
         keyPrefix: config.keyPrefix,
         epochs: requestEpochs,
         knownKeys,

@@ -38,6 +38,7 @@ export function loadGatewayConfig(source: Record<string, string | undefined> = p
     migrateOnStart: env.bool("MIGRATE_ON_START", true),
     databaseTimeoutMs: env.int("DATABASE_TIMEOUT_MS", 2_000, { min: 10, max: 600_000 }),
     adminTimeoutMs: env.int("ADMIN_TIMEOUT_MS", 5_000, { min: 50, max: 600_000 }),
+    keyCacheMaxAgeMs: env.int("KEY_CACHE_MAX_AGE_MS", 60_000, { min: 100, max: 86_400_000 }),
     redisUrl: env.url("REDIS_URL", ["redis:", "rediss:"]),
     redisCluster: env.bool("REDIS_CLUSTER", false),
     redisTimeoutMs: env.int("REDIS_TIMEOUT_MS", 250, { min: 10, max: 10_000 }),

@@ -29,12 +29,16 @@ export interface Authenticated {
   hash: string;
   /** Taken from the cache: the epochs' incarnation it was cached in. */
   cachedIn?: number;
+  /** performance.now() when the credential was read from the database (now, when not said). */
+  readAt?: number;
 }
 
 /** A credential as cached, with the epochs' incarnation its epoch was confirmed in. */
 interface CachedKey {
   credential: Credential;
   incarnation: number;
+  /** performance.now() when it was read from the database. */
+  readAt: number;
 }
 
 const MAX_CACHED_KEYS = 50_000;
@@ -46,6 +50,13 @@ export function createAuthenticator(deps: {
   sql: Pool;
   /** How long a key's look-up may take before the request is refused (503): a database that hangs holds no request longer. */
   databaseTimeoutMs: number;
+  /**
+   * A cached key is read again at least this often, whatever the epochs say:
+   * a backstop for what no epoch check can see, such as a proxy in front of
+   * Redis that moves the gateway's open connections to a replica lacking an
+   * epoch, or an epoch written back by hand.
+   */
+  keyCacheMaxAgeMs: number;
   keyPrefix: string;
   epochs: CredentialEpochs;
   /** Consulted when `beforeLookup` refuses: a key that exists is looked up anyway. */
@@ -86,6 +97,21 @@ export function createAuthenticator(deps: {
   }
 
   /**
+   * A key just read from the database that is refused publishes its epoch
+   * first (Redis never lowers one): when Redis lost the change that refuses
+   * it, the replicas that still hold the key cached read it again. A key that
+   * is used does this in `confirm`, where the published epoch is known.
+   */
+  function assertUsableAsRead(credential: Credential): void {
+    try {
+      assertUsable(credential);
+    } catch (refusal) {
+      deps.epochs.publish(credential.workspaceId, credential.epoch).catch((error) => deps.onBackgroundError?.(error));
+      throw refusal;
+    }
+  }
+
+  /**
    * A cached key that has expired is refused from the cache, unless its
    * workspace's credentials changed since it was read: a new expiry (or none)
    * may have made it usable again, and must apply on the next request. Only
@@ -122,11 +148,14 @@ export function createAuthenticator(deps: {
       if (key.length !== keyLength(deps.keyPrefix)) throw malformed();
       const digest = hashKey(key);
       const hash = digest.toString("hex");
-      const entry = cache.get(hash);
-      const cached = entry?.credential;
+      let entry = cache.get(hash);
+      if (entry !== undefined && performance.now() - entry.readAt > deps.keyCacheMaxAgeMs) {
+        cache.delete(hash);
+        entry = undefined;
+      }
       // Only a well-formed key is ever cached (by its hash): a key found there needs no checksum.
-      if (!cached && !isWellFormedKey(key, deps.keyPrefix)) throw malformed();
-      if (!cached && beforeLookup) {
+      if (!entry && !isWellFormedKey(key, deps.keyPrefix)) throw malformed();
+      if (!entry && beforeLookup) {
         try {
           await beforeLookup();
         } catch (refusal) {
@@ -136,12 +165,16 @@ export function createAuthenticator(deps: {
       if (entry && (await expiredSinceChanged(entry))) {
         cache.delete(hash);
         const credential = await load(digest);
-        assertUsable(credential);
-        return { credential, fresh: true, hash };
+        assertUsableAsRead(credential);
+        return { credential, fresh: true, hash, readAt: performance.now() };
       }
-      const credential = cached ?? (await load(digest));
-      assertUsable(credential);
-      return { credential, fresh: !cached, hash, cachedIn: entry?.incarnation };
+      if (entry) {
+        assertUsable(entry.credential);
+        return { credential: entry.credential, fresh: false, hash, cachedIn: entry.incarnation, readAt: entry.readAt };
+      }
+      const credential = await load(digest);
+      assertUsableAsRead(credential);
+      return { credential, fresh: true, hash, readAt: performance.now() };
     },
 
     /**
@@ -155,12 +188,15 @@ export function createAuthenticator(deps: {
      */
     async confirm(key: string, authenticated: Authenticated, currentEpoch: string | null): Promise<Credential> {
       let credential = authenticated.credential;
+      let readAt = authenticated.readAt ?? performance.now();
       const incarnation = deps.epochs.incarnation();
-      if (!authenticated.fresh && (credential.epoch !== currentEpoch || authenticated.cachedIn !== incarnation)) {
+      const reread = !authenticated.fresh && (credential.epoch !== currentEpoch || authenticated.cachedIn !== incarnation);
+      if (reread) {
         cache.delete(authenticated.hash);
         credential = await load(hashKey(key));
-        assertUsable(credential);
+        readAt = performance.now();
       }
+      if (reread) assertUsableAsRead(credential);
       const lags = currentEpoch === NO_EPOCH || (currentEpoch !== null && BigInt(credential.epoch) > BigInt(currentEpoch));
       if (lags) {
         // The published epoch lags the database (Redis lost it, or a publish failed): heal it.
@@ -168,7 +204,7 @@ export function createAuthenticator(deps: {
       }
       if (currentEpoch !== null && credential.epoch === currentEpoch) {
         if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
-        cache.set(authenticated.hash, { credential, incarnation });
+        cache.set(authenticated.hash, { credential, incarnation, readAt });
       }
       touch(credential);
       return credential;

@@ -51,11 +51,13 @@ return 1`;
 
 /**
  * Epochs in Redis, read over `redis`. Its incarnation moves on every
- * connection made ready (with Redis Cluster, every node's): ioredis emits
- * "ready" before any answer read on the new connection is handled, so no
- * answer of a Redis that restarted from an older snapshot, or of a replica
- * promoted before it had the newest epoch, is taken for the one a key was
- * cached under.
+ * connection made ready (with Redis Cluster, every node's) and, with Redis
+ * Cluster, whenever its set of masters changes: ioredis emits "ready" before
+ * any answer read on the new connection is handled, and "refresh" as it
+ * routes slots to a promoted replica (to which it may have been connected all
+ * along), so no answer of a Redis that restarted from an older snapshot, or
+ * of a replica promoted before it had the newest epoch, is taken for the one
+ * a key was cached under.
  */
 export function createRedisEpochs(redis: Redis | Cluster): CredentialEpochs {
   redis.defineCommand("raiseAuthEpoch", { numberOfKeys: 1, lua: RAISE_SCRIPT });
@@ -66,6 +68,17 @@ export function createRedisEpochs(redis: Redis | Cluster): CredentialEpochs {
   redis.on("+node", (node: Redis) => {
     moveOn();
     node.on("ready", moveOn);
+  });
+  let masters = "";
+  redis.on("refresh", () => {
+    const now = (redis as Cluster)
+      .nodes("master")
+      .map((node) => `${node.options.host}:${node.options.port}`)
+      .sort()
+      .join(" ");
+    if (now === masters) return;
+    masters = now;
+    moveOn();
   });
   return {
     incarnation: () => incarnation,

@@ -21,6 +21,8 @@ type ThrowawayRedis = Awaited<ReturnType<typeof throwawayRedis>>;
 let redis: ThrowawayRedis | undefined;
 let database: ThrowawayPostgres | undefined;
 let system: TestSystem | undefined;
+/** How long a replica uses a cached key before reading it again, whatever Redis says (short here, to see it happen). */
+const KEY_CACHE_MAX_AGE_MS = 4_000;
 /** Where the throwaway Redis writes a snapshot when told to SAVE, and reads it back when it starts. */
 const snapshots = mkdtempSync(join(tmpdir(), "credential-propagation-"));
 
@@ -54,7 +56,7 @@ describe.skipIf(!canRunThrowawayPostgres || !hasRedisServer)("credential changes
     await redis.start();
     await redis.client.connect();
     database = await throwawayPostgres();
-    system = await startSystem({ replicas: 2, databaseServerUrl: database.url, env: { REDIS_URL: redis.url } });
+    system = await startSystem({ replicas: 2, databaseServerUrl: database.url, env: { REDIS_URL: redis.url }, gatewayEnv: { KEY_CACHE_MAX_AGE_MS: String(KEY_CACHE_MAX_AGE_MS) } });
   });
   afterAll(async () => {
     await system?.stop();
@@ -160,5 +162,35 @@ describe.skipIf(!canRunThrowawayPostgres || !hasRedisServer)("credential changes
 
     const statuses = await statusesFor(key, 2_000);
     for (const replica of statuses) expect(replica.filter((status) => status < 300)).toEqual([]);
+  });
+  test("when a replica that never cached a key refuses it after Redis lost the change, then it publishes the epoch again, and a replica still holding the key cached refuses it too", async () => {
+    const tenant = await seedTenant(system!);
+    await tenant.team();
+    const { id, key } = await tenant.keyWithId();
+    const [fresh, holding] = system!.baseUrls as [string, string];
+    for (let i = 0; i < 3; i++) expect((await apiClient(holding, key)("GET", "/v1/new-page")).status).toBe(200);
+    const before = await redis!.client.get(redisKeys.authEpoch(tenant.workspaceId));
+    expect((await revoke(tenant, id)).status).toBe(204);
+    // The change lost where only some replicas read, as on a primary that a failover left behind.
+    await redis!.client.set(redisKeys.authEpoch(tenant.workspaceId), before!);
+    expect((await apiClient(fresh, key)("GET", "/v1/new-page")).status).toBe(401);
+    const stored = await storedEpoch(tenant.workspaceId);
+    for (let tries = 0; (await redis!.client.get(redisKeys.authEpoch(tenant.workspaceId))) !== stored; tries++) {
+      if (tries > 40) throw new Error("the refusing replica did not publish the epoch again");
+      await sleep(25);
+    }
+    expect((await apiClient(holding, key)("GET", "/v1/new-page")).status).toBe(401);
+  });
+
+  test("when Redis holds an older epoch that no replica can tell from the newest (written back on open connections), then a cached key is read again once KEY_CACHE_MAX_AGE_MS has passed", async () => {
+    const tenant = await seedTenant(system!);
+    await tenant.team();
+    const cachedAt = performance.now();
+    const { id, key } = await keyCachedEverywhere(tenant);
+    const before = await redis!.client.get(redisKeys.authEpoch(tenant.workspaceId));
+    expect((await revoke(tenant, id)).status).toBe(204);
+    await redis!.client.set(redisKeys.authEpoch(tenant.workspaceId), before!);
+    await sleep(Math.max(0, cachedAt + KEY_CACHE_MAX_AGE_MS + 200 - performance.now()));
+    for (const url of system!.baseUrls) expect((await apiClient(url, key)("GET", "/v1/new-page")).status).toBe(401);
   });
 });
