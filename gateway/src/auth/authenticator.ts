@@ -202,7 +202,8 @@ export function createAuthenticator(deps: {
         // The published epoch lags the database (Redis lost it, or a publish failed): heal it.
         deps.epochs.publish(credential.workspaceId, credential.epoch).catch((error) => deps.onBackgroundError?.(error));
       }
-      if (currentEpoch !== null && credential.epoch === currentEpoch) {
+      // A key confirmed from the cache stays as it was cached.
+      if (currentEpoch !== null && credential.epoch === currentEpoch && (authenticated.fresh || reread)) {
         if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
         cache.set(authenticated.hash, { credential, incarnation, readAt });
       }

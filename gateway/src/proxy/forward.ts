@@ -80,11 +80,14 @@ function upstreamFailure(request: ForwardRequest, error: unknown): ApiError {
  * 504 `outcome_unknown`, with `Retry-After` only when repeating the method is harmless.
  */
 export async function forward(request: ForwardRequest): Promise<Answer> {
-  const headers: [string, string][] = [];
-  const hopOnly = namedByConnection(request.headers.get("connection"));
+  let headers: [string, string][] = [];
+  let connection: string | null = null;
   request.headers.forEach((value, name) => {
-    if (!NOT_FORWARDED.has(name) && !hopOnly?.has(name)) headers.push([name, value]);
+    if (!NOT_FORWARDED.has(name)) headers.push([name, value]);
+    else if (name === "connection") connection = value;
   });
+  const hopOnly = namedByConnection(connection);
+  if (hopOnly) headers = headers.filter(([name]) => !hopOnly.has(name));
   headers.push([PRINCIPAL_HEADER, request.principalToken], [REQUEST_ID_HEADER, request.requestId], [DEADLINE_HEADER, String(serviceBudgetMs(request.timeoutMs))]);
   let answer;
   try {
