@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { expectError } from "../../harness/assertions";
-import { apiClient, readResponse, type Call } from "../../harness/http";
+import { apiClient, readResponse, type ApiResponse, type Call } from "../../harness/http";
 import { startSystem, type TestSystem } from "../../harness/system";
 import { seedTenant, type Tenant } from "../../harness/tenant";
 import { canRunThrowawayPostgres, throwawayPostgres, type ThrowawayPostgres } from "../../harness/throwaway-postgres";
@@ -40,6 +40,32 @@ afterAll(async () => {
   await database?.dispose();
 });
 
+/** Sends `requests` while PostgreSQL is paused for PAUSE_MS: each is refused 503 with Retry-After within `withinMs`, before it resumes. */
+async function refusedDuringStall(requests: (() => Promise<ApiResponse>)[], withinMs: number): Promise<void> {
+  database.pause();
+  let resumed = false;
+  const resume = sleep(PAUSE_MS).then(() => {
+    database.resume();
+    resumed = true;
+  });
+  try {
+    const answers = await Promise.all(
+      requests.map(async (send) => {
+        const started = performance.now();
+        return { answer: await send(), ms: performance.now() - started };
+      }),
+    );
+    expect(resumed).toBe(false);
+    for (const { answer, ms } of answers) {
+      expectError(answer, 503, "service_unavailable");
+      expect(answer.headers.get("retry-after")).toBe("1");
+      expect(ms).toBeLessThan(withinMs);
+    }
+  } finally {
+    await resume;
+  }
+}
+
 /** Retries a POST with the same Idempotency-Key while it is answered 409 (the first attempt's key still held), for at most `ms`. */
 async function retryWhileHeld(body: unknown, key: string, ms: number) {
   const until = Date.now() + ms;
@@ -55,30 +81,10 @@ describe.skipIf(!canRunThrowawayPostgres)("the gateway's database stalling or st
     const fresh = apiClient(system.baseUrl, await tenant.key({ rate_limit_per_minute: 1_000_000 }));
     const page = await call("POST", "/v1/new-page", { title: "before the stall" });
     expect(page.status).toBe(201);
-    database.pause();
-    let resumed = false;
-    const resume = sleep(PAUSE_MS).then(() => {
-      database.resume();
-      resumed = true;
-    });
-    try {
-      const timed = async (answer: Promise<Awaited<ReturnType<Call>>>) => {
-        const started = performance.now();
-        return { answer: await answer, ms: performance.now() - started };
-      };
-      const [lookup, claimed] = await Promise.all([
-        timed(fresh("GET", `/v1/new-page/${page.body.id}`)),
-        timed(call("POST", "/v1/new-page", { title: "during the stall" }, { "idempotency-key": "stalled" })),
-      ]);
-      expect(resumed).toBe(false);
-      for (const { answer, ms } of [lookup, claimed]) {
-        expectError(answer, 503, "service_unavailable");
-        expect(answer.headers.get("retry-after")).toBe("1");
-        expect(ms).toBeLessThan(DATABASE_TIMEOUT_MS + 1_500);
-      }
-    } finally {
-      await resume;
-    }
+    await refusedDuringStall(
+      [() => fresh("GET", `/v1/new-page/${page.body.id}`), () => call("POST", "/v1/new-page", { title: "during the stall" }, { "idempotency-key": "stalled" })],
+      DATABASE_TIMEOUT_MS + 1_500,
+    );
     // The claim sent during the stall lands once PostgreSQL goes on; the gateway lets it go.
     const retried = await retryWhileHeld({ title: "during the stall" }, "stalled", 10_000);
     expect(retried.status).toBe(201);
@@ -89,38 +95,19 @@ describe.skipIf(!canRunThrowawayPostgres)("the gateway's database stalling or st
 
   test("when PostgreSQL stalls, then the management API answers a read and a change 503 within its timeout, and the change is not made once PostgreSQL is back", async () => {
     const { id } = await tenant.keyWithId({ rate_limit_per_minute: 1_000 });
-    const manage = async (method: string, path: string, body?: unknown) => {
-      const started = performance.now();
-      const answer = await fetch(`${system.adminUrl}/admin/v1/workspaces/${tenant.workspaceId}${path}`, {
+    const manage = (method: string, path: string, body?: unknown) =>
+      fetch(`${system.adminUrl}/admin/v1/workspaces/${tenant.workspaceId}${path}`, {
         method,
         // A budget of its own choosing is not the caller's to give.
         headers: { authorization: `Bearer ${system.adminToken}`, "content-type": "application/json", "x-request-budget-ms": "60000" },
         body: body === undefined ? undefined : JSON.stringify(body),
       }).then(readResponse);
-      return { answer, ms: performance.now() - started };
-    };
-    database.pause();
-    let resumed = false;
-    const resume = sleep(PAUSE_MS).then(() => {
-      database.resume();
-      resumed = true;
-    });
-    try {
-      const [read, change] = await Promise.all([manage("GET", ""), manage("PATCH", `/api-keys/${id}`, { rate_limit_per_minute: 7 })]);
-      expect(resumed).toBe(false);
-      for (const { answer, ms } of [read, change]) {
-        expectError(answer, 503, "service_unavailable");
-        expect(answer.headers.get("retry-after")).toBe("1");
-        expect(ms).toBeLessThan(ADMIN_TIMEOUT_MS + 1_000);
-      }
-    } finally {
-      await resume;
-    }
+    await refusedDuringStall([() => manage("GET", ""), () => manage("PATCH", `/api-keys/${id}`, { rate_limit_per_minute: 7 })], ADMIN_TIMEOUT_MS + 1_000);
     await sleep(1_000);
     // What the change had sent before its 503 was rolled back once PostgreSQL went on.
     const key = await manage("GET", `/api-keys/${id}`);
-    expect(key.answer.status).toBe(200);
-    expect(key.answer.body.rate_limit_per_minute).toBe(1_000);
+    expect(key.status).toBe(200);
+    expect(key.body.rate_limit_per_minute).toBe(1_000);
   }, 60_000);
 
   test("when PostgreSQL stops while a POST with an Idempotency-Key runs, then the 503 it gets frees the key once PostgreSQL is back: the retry runs afresh, not an unknown outcome", async () => {
