@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { answerWithinDeadline, createBodyBudget, DEFAULT_MAX_BODY_BYTES, errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, routableByElysia, setDeadlineIn, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
+import { answerWithinDeadline, createBodyBudget, DEFAULT_MAX_BODY_BYTES, errorHandler, HEALTH_PATHS, healthRoutes, jsonBodies, PUBLIC_OPERATION_LIST, registerDateTimeFormat, requestPath, routableByElysia, setDeadlineIn, toFetchRequest, type Answer, type IncomingRequest, type Logger, type MetricsRegistry, type ReadinessCheck } from "@ws/shared";
 import { adminRoutes } from "./admin";
 import type { AdminAuthFailure } from "./admin/admin-auth";
 import type { AdminDeps } from "./admin/admin-context";
@@ -98,7 +98,8 @@ export function createApp(deps: GatewayDeps) {
   /** A management request, within ADMIN_TIMEOUT_MS (the budget the caller may have sent is not its to choose). */
   const managed = (request: IncomingRequest, peer: string | undefined) => {
     const routable = routed(request, peer);
-    if (!new URL(routable.url).pathname.startsWith(ADMIN_PREFIX)) return adminApp.handle(routable);
+    // Read without URL parsing: a target such as CONNECT's ":80" is no URL, and no management path either.
+    if (!requestPath(routable).startsWith(ADMIN_PREFIX)) return adminApp.handle(routable);
     setDeadlineIn(routable, deps.adminTimeoutMs);
     return answerWithinDeadline(routable, () => adminApp.handle(routable));
   };

@@ -68,10 +68,10 @@ describe("requests whose target is not a path", () => {
   const port = () => portOf(system.baseUrl);
 
   // CONNECT carries an authority. (With a path instead, Deno's own parser answers an empty 400 before the gateway sees it.)
-  test("when CONNECT arrives unauthenticated, then a 4xx with the error object, never a 500", async () => {
-    for (const target of ["foo", "example.com:443", "[::1", ":80"]) {
-      const [response] = await rawExchange(port(), `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`, 1);
-      expect({ target, status: response?.status }).toEqual({ target, status: expect.any(Number) });
+  test("when CONNECT arrives unauthenticated, on the public port or the management port, then a 4xx with the error object, never a 500", async () => {
+    for (const [target, onPort] of ["foo", "example.com:443", "[::1", ":80"].flatMap((target) => [[target, port()], [target, portOf(system.adminUrl)]] as const)) {
+      const [response] = await rawExchange(onPort, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`, 1);
+      expect({ target, onPort, status: response?.status }).toEqual({ target, onPort, status: expect.any(Number) });
       expect(response!.status).toBeGreaterThanOrEqual(400);
       expect(response!.status).toBeLessThan(500);
       expect(isErrorObject(response!.body)).toBe(true);
