@@ -27,10 +27,8 @@ export interface Authenticated {
   /** True when read from the database for this request, so it needs no epoch check. */
   fresh: boolean;
   hash: string;
-  /** Taken from the cache: the epochs' incarnation it was cached in. */
-  cachedIn?: number;
-  /** performance.now() when the credential was read from the database (now, when not said). */
-  readAt?: number;
+  /** The cache's entry it was taken from. */
+  cached?: CachedKey;
 }
 
 /** A credential as cached, with the epochs' incarnation its epoch was confirmed in. */
@@ -106,9 +104,14 @@ export function createAuthenticator(deps: {
     try {
       assertUsable(credential);
     } catch (refusal) {
-      deps.epochs.publish(credential.workspaceId, credential.epoch).catch((error) => deps.onBackgroundError?.(error));
+      republish(credential);
       throw refusal;
     }
+  }
+
+  /** Raises the published epoch to the credential's, in the background. */
+  function republish(credential: Credential): void {
+    deps.epochs.publish(credential.workspaceId, credential.epoch).catch((error) => deps.onBackgroundError?.(error));
   }
 
   /**
@@ -166,15 +169,15 @@ export function createAuthenticator(deps: {
         cache.delete(hash);
         const credential = await load(digest);
         assertUsableAsRead(credential);
-        return { credential, fresh: true, hash, readAt: performance.now() };
+        return { credential, fresh: true, hash };
       }
       if (entry) {
         assertUsable(entry.credential);
-        return { credential: entry.credential, fresh: false, hash, cachedIn: entry.incarnation, readAt: entry.readAt };
+        return { credential: entry.credential, fresh: false, hash, cached: entry };
       }
       const credential = await load(digest);
       assertUsableAsRead(credential);
-      return { credential, fresh: true, hash, readAt: performance.now() };
+      return { credential, fresh: true, hash };
     },
 
     /**
@@ -188,9 +191,9 @@ export function createAuthenticator(deps: {
      */
     async confirm(key: string, authenticated: Authenticated, currentEpoch: string | null): Promise<Credential> {
       let credential = authenticated.credential;
-      let readAt = authenticated.readAt ?? performance.now();
+      let readAt = authenticated.cached?.readAt ?? performance.now();
       const incarnation = deps.epochs.incarnation();
-      const reread = !authenticated.fresh && (credential.epoch !== currentEpoch || authenticated.cachedIn !== incarnation);
+      const reread = !authenticated.fresh && (credential.epoch !== currentEpoch || authenticated.cached?.incarnation !== incarnation);
       if (reread) {
         cache.delete(authenticated.hash);
         credential = await load(hashKey(key));
@@ -200,7 +203,7 @@ export function createAuthenticator(deps: {
       const lags = currentEpoch === NO_EPOCH || (currentEpoch !== null && BigInt(credential.epoch) > BigInt(currentEpoch));
       if (lags) {
         // The published epoch lags the database (Redis lost it, or a publish failed): heal it.
-        deps.epochs.publish(credential.workspaceId, credential.epoch).catch((error) => deps.onBackgroundError?.(error));
+        republish(credential);
       }
       // A key confirmed from the cache stays as it was cached.
       if (currentEpoch !== null && credential.epoch === currentEpoch && (authenticated.fresh || reread)) {
