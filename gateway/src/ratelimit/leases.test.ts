@@ -16,6 +16,11 @@ const client = () => {
 };
 afterAll(() => clients.forEach((redis) => redis.disconnect()));
 const policy = { suspendAfterMultiple: 2, suspendSeconds: 60 };
+/**
+ * For tests of what a lease decides: long enough that a loaded machine's round trip does not outlast the
+ * lease before the test spends it (a deployment's leases last LEASE_MS).
+ */
+const LONG_LEASE = { leaseMs: 500 };
 const unique = () => `${process.pid}_${Date.now()}_${Math.random().toString(36).slice(2)}`;
 
 /** Waits out the last 8 s of a clock minute, so a test's requests share one window. */
@@ -41,9 +46,9 @@ async function counterOnce(redis: Redis, key: LimitedKey, settled: (read: Awaite
   return read;
 }
 
-/** The key's counter once its leases are given back. */
-async function counterWhenGivenBack(redis: Redis, key: LimitedKey) {
-  await Bun.sleep(LEASE_MS);
+/** The key's counter once its leases (of `leaseMs`) are given back. */
+async function counterWhenGivenBack(redis: Redis, key: LimitedKey, leaseMs = LEASE_MS) {
+  await Bun.sleep(leaseMs);
   return counterOnce(redis, key, (read) => read.leases === 0);
 }
 
@@ -89,7 +94,7 @@ describe("lease deadline", () => {
 describe.skipIf(!url)("leases of a key's quota", () => {
   test("when a key brings several requests in one turn, then it takes a lease and its next requests are decided without a round trip, never above the truth", async () => {
     const redis = client();
-    const limiter = createRedisLimiter(redis, policy);
+    const limiter = createRedisLimiter(redis, policy, LONG_LEASE);
     const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 1000 };
     await awayFromMinuteEnd();
     const burst = await Promise.all(Array.from({ length: 4 }, () => limiter.hit(key)));
@@ -113,18 +118,18 @@ describe.skipIf(!url)("leases of a key's quota", () => {
 
   test("when a lease ends unspent, then its holder gives back what it did not use", async () => {
     const redis = client();
-    const limiter = createRedisLimiter(redis, policy);
+    const limiter = createRedisLimiter(redis, policy, LONG_LEASE);
     const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 1000 };
     await awayFromMinuteEnd();
     await Promise.all(Array.from({ length: 4 }, () => limiter.hit(key)));
     for (let i = 0; i < 3; i++) await limiter.hit(key);
     expect(await counter(redis, key)).toEqual({ count: 20, leases: 1, outstanding: 1 });
-    expect(await counterWhenGivenBack(redis, key)).toEqual({ count: 7, leases: 0, outstanding: 0 });
+    expect(await counterWhenGivenBack(redis, key, LONG_LEASE.leaseMs)).toEqual({ count: 7, leases: 0, outstanding: 0 });
   });
 
   test("when a replica shuts down holding a lease, then it gives back what it did not spend", async () => {
     const redis = client();
-    const limiter = createRedisLimiter(redis, policy);
+    const limiter = createRedisLimiter(redis, policy, LONG_LEASE);
     const key = { id: "key_1", workspaceId: `ws_${unique()}`, limit: 1000 };
     await awayFromMinuteEnd();
     await Promise.all(Array.from({ length: 4 }, () => limiter.hit(key)));
@@ -267,7 +272,7 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     const failing = client();
     const gate = createRedisGate({ timeoutMs: 250 });
     const limiter = createResilientLimiter({
-      primary: createRedisLimiter(failing, policy),
+      primary: createRedisLimiter(failing, policy, LONG_LEASE),
       fallback: createMemoryLimiter(policy, null),
       mode: "open",
       gate,
@@ -280,7 +285,7 @@ describe.skipIf(!url)("leases of a key's quota", () => {
     expect(fromLease.authEpoch).not.toBeNull();
     expect(gate.down).toBe(false);
     expect(gate.stats.leaseDecisions).toBe(1);
-    await Bun.sleep(LEASE_MS + 10);
+    await Bun.sleep(LONG_LEASE.leaseMs + 10);
     const fromMemory = await limiter.hit(key);
     expect(gate.down).toBe(true);
     expect(fromMemory.outcome).toBe("allowed");

@@ -58,7 +58,7 @@ const WAITER_TURN_MS = 10;
  * the first count the suspension applies to, units leased, milliseconds to wait (when count is −1),
  * the top the lease keeps the count under.
  */
-function hitScript(policy: SuspensionPolicy): string {
+function hitScript(policy: SuspensionPolicy, leaseMs: number): string {
   const multiple = Number(policy.suspendAfterMultiple);
   const seconds = Math.trunc(Number(policy.suspendSeconds));
   if (!Number.isFinite(multiple) || !Number.isFinite(seconds)) throw new Error("the suspension policy must be numbers");
@@ -136,7 +136,7 @@ if want > 0 and suspended == 0 and count < ceiling and nowMs >= tonumber(redis.c
   if count < top then
     granted = math.min(want, top - count)
     redis.call('HINCRBY', KEYS[1], 'c', granted)
-    redis.call('HSET', KEYS[1], 'L' .. ARGV[6], granted .. ' ' .. (nowMs + ${LEASE_MS}))
+    redis.call('HSET', KEYS[1], 'L' .. ARGV[6], granted .. ' ' .. (nowMs + ${leaseMs}))
     redis.call('HINCRBY', KEYS[1], 'n', 1)
   end
 end
@@ -172,6 +172,17 @@ export interface RedisLimiter extends RateLimiter {
   attempt(key: LimitedKey, countedElsewhere?: CountedElsewhere, force?: boolean): Promise<RateLimitDecision | LeaseWait>;
   /** From the lease, or through Redis, waiting out other replicas' leases where the count is at their top. */
   hit(key: LimitedKey, countedElsewhere?: CountedElsewhere): Promise<RateLimitDecision>;
+}
+
+/**
+ * How long a lease may be spent. Every replica of a deployment uses LEASE_MS:
+ * a management change answers that long after its epoch landed (boot.ts), so
+ * a lease read before it is spent by then. Only a test of what a lease
+ * decides gives a longer one, so that a loaded machine's round trip does not
+ * outlast it.
+ */
+export interface LeaseTiming {
+  leaseMs?: number;
 }
 
 /** A share of a key's quota this replica took from Redis, spent here without a round trip until its deadline. */
@@ -239,8 +250,8 @@ function wanted(batchSize: number, previous: Lease | undefined): number {
  * on Redis's clock after the send, so the end comes no sooner than this).
  * Redis ends the lease LEASE_MS after it ran the call, which is later still.
  */
-export function leaseDeadline(sentAt: number, redisNowMs: number): number {
-  return sentAt + Math.min(LEASE_MS, windowEnd(redisNowMs / 1000) * 1000 - redisNowMs);
+export function leaseDeadline(sentAt: number, redisNowMs: number, leaseMs = LEASE_MS): number {
+  return sentAt + Math.min(leaseMs, windowEnd(redisNowMs / 1000) * 1000 - redisNowMs);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -272,10 +283,10 @@ export async function untilDecided(attempt: (force: boolean) => Promise<RateLimi
  * passed since the call was sent. One lease call per key is in flight at a
  * time: requests that find it in flight wait for its lease.
  */
-export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy): RedisLimiter {
-  // Named by the policy: two limiters with different policies on one client each get their own script.
-  const command = `rateLimitHit_${policy.suspendAfterMultiple}_${policy.suspendSeconds}`.replace(/\W/g, "_");
-  redis.defineCommand(command, { numberOfKeys: 3, lua: hitScript(policy) });
+export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy, { leaseMs = LEASE_MS }: LeaseTiming = {}): RedisLimiter {
+  // Named by the policy and the lease's length: two limiters that differ on one client each get their own script.
+  const command = `rateLimitHit_${policy.suspendAfterMultiple}_${policy.suspendSeconds}_${leaseMs}`.replace(/\W/g, "_");
+  redis.defineCommand(command, { numberOfKeys: 3, lua: hitScript(policy, leaseMs) });
   const hitCommand = (redis as unknown as Record<string, HitCommand>)[command]!.bind(redis);
   const keysOf = (key: LimitedKey) => [redisKeys.counter(key.workspaceId, key.id), redisKeys.suspension(key.workspaceId, key.id), redisKeys.authEpoch(key.workspaceId)] as const;
   const idOf = (key: LimitedKey) => `${key.workspaceId} ${key.id} ${key.limit}`;
@@ -334,7 +345,7 @@ export function createRedisLimiter(redis: RedisClient, policy: SuspensionPolicy)
       key: batch.key,
       units: Number(granted),
       used: 0,
-      deadline: leaseDeadline(batch.sentAt, redisNowMs),
+      deadline: leaseDeadline(batch.sentAt, redisNowMs, leaseMs),
       top: Number(top),
       resetAt: windowEnd(Number(seconds)),
       epoch: String(epoch),
