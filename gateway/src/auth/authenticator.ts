@@ -39,7 +39,28 @@ interface CachedKey {
   readAt: number;
 }
 
+/**
+ * A key read from the database and refused (revoked, expired, a rotated-out
+ * secret, its creator deactivated, or no such key): refused again from memory
+ * while its workspace's credentials are unchanged, so sending a dead key over
+ * and over costs no database look-up. Only a management change, which raises
+ * the workspace's epoch, can make such a key usable again (a new expiry, the
+ * creator reactivated); the key is then read again on its next request. No
+ * key can come to exist under a hash that had none: keys are random.
+ */
+interface RefusedKey {
+  /** Why, as the client is told. */
+  message: string;
+  /** The workspace and its epoch when the key was read; absent when no key has this hash. */
+  workspaceId?: string;
+  epoch?: string;
+  incarnation: number;
+  readAt: number;
+}
+
 const MAX_CACHED_KEYS = 50_000;
+const MAX_REFUSED_KEYS = 10_000;
+const UNKNOWN_KEY = "The API key is not valid.";
 const TOUCH_INTERVAL_MS = 60_000;
 
 const malformed = () => unauthorized("invalid_token", "The API key is malformed.");
@@ -64,12 +85,17 @@ export function createAuthenticator(deps: {
   onBackgroundError?: (error: unknown) => void;
 }) {
   const cache = new Map<string, CachedKey>();
+  const refused = new Map<string, RefusedKey>();
   const touchedAt = new Map<string, number>();
 
-  async function load(digest: Buffer): Promise<Credential> {
+  /** The stored credential of a key; a hash no key has is refused, and remembered as such. */
+  async function load(digest: Buffer, hash: string): Promise<Credential> {
     deps.onLookup?.();
     const row = await settleWithin(findKeyCredential(deps.sql, digest), deps.databaseTimeoutMs, () => notExecuted("The database did not answer in time."));
-    if (!row) throw unauthorized("invalid_token", "The API key is not valid.");
+    if (!row) {
+      remember(hash, { message: UNKNOWN_KEY, incarnation: deps.epochs.incarnation(), readAt: performance.now() });
+      throw unauthorized("invalid_token", UNKNOWN_KEY);
+    }
     // A secret that a rotation replaced works until its own end, never past the key's.
     const ends = [row.expires_at, row.current_secret ? null : (row.previous_key_expires_at ?? new Date(0))].filter((end) => end !== null);
     return {
@@ -88,10 +114,17 @@ export function createAuthenticator(deps: {
     };
   }
 
+  /** Why the key may not be used now, or undefined when it may. */
+  function refusalOf(credential: Credential): string | undefined {
+    if (credential.revoked) return "The API key has been revoked.";
+    if (credential.expiresAt !== null && credential.expiresAt <= Date.now()) return "The API key has expired.";
+    if (!credential.memberActive) return "The API key's creator has been deactivated.";
+    return undefined;
+  }
+
   function assertUsable(credential: Credential): void {
-    if (credential.revoked) throw unauthorized("invalid_token", "The API key has been revoked.");
-    if (credential.expiresAt !== null && credential.expiresAt <= Date.now()) throw unauthorized("invalid_token", "The API key has expired.");
-    if (!credential.memberActive) throw unauthorized("invalid_token", "The API key's creator has been deactivated.");
+    const refusal = refusalOf(credential);
+    if (refusal !== undefined) throw unauthorized("invalid_token", refusal);
   }
 
   /**
@@ -100,12 +133,40 @@ export function createAuthenticator(deps: {
    * it, the replicas that still hold the key cached read it again. A key that
    * is used does this in `confirm`, where the published epoch is known.
    */
-  function assertUsableAsRead(credential: Credential): void {
+  function assertUsableAsRead(credential: Credential, hash: string): void {
+    const refusal = refusalOf(credential);
+    if (refusal === undefined) return;
+    republish(credential);
+    const { workspaceId, epoch } = credential;
+    remember(hash, { message: refusal, workspaceId, epoch, incarnation: deps.epochs.incarnation(), readAt: performance.now() });
+    throw unauthorized("invalid_token", refusal);
+  }
+
+  function remember(hash: string, entry: RefusedKey): void {
+    if (refused.size >= MAX_REFUSED_KEYS) refused.delete(refused.keys().next().value!);
+    refused.set(hash, entry);
+  }
+
+  /** Why a key refused before is still refused, or undefined when it must be read again. */
+  async function stillRefused(hash: string): Promise<string | undefined> {
+    const entry = refused.get(hash);
+    if (entry === undefined) return undefined;
+    const fresh = performance.now() - entry.readAt <= deps.keyCacheMaxAgeMs;
+    if (fresh && (entry.workspaceId === undefined || (await unchangedSince(entry.workspaceId, entry.epoch!, entry.incarnation)))) return entry.message;
+    refused.delete(hash);
+    return undefined;
+  }
+
+  /**
+   * Whether a workspace's credentials are as they were at `epoch`, read in
+   * `incarnation`: false when Redis cannot tell, or may have lost what it held
+   * since (a new connection).
+   */
+  async function unchangedSince(workspaceId: string, epoch: string, incarnation: number): Promise<boolean> {
     try {
-      assertUsable(credential);
-    } catch (refusal) {
-      republish(credential);
-      throw refusal;
+      return (await deps.epochs.current(workspaceId)) === epoch && incarnation === deps.epochs.incarnation();
+    } catch {
+      return false;
     }
   }
 
@@ -124,12 +185,7 @@ export function createAuthenticator(deps: {
    */
   async function expiredSinceChanged({ credential: cached, incarnation }: CachedKey): Promise<boolean> {
     if (cached.expiresAt === null || cached.expiresAt > Date.now()) return false;
-    try {
-      const epoch = await deps.epochs.current(cached.workspaceId);
-      return epoch !== cached.epoch || incarnation !== deps.epochs.incarnation();
-    } catch {
-      return true;
-    }
+    return !(await unchangedSince(cached.workspaceId, cached.epoch, incarnation));
   }
 
   function touch(credential: Credential): void {
@@ -158,6 +214,10 @@ export function createAuthenticator(deps: {
       }
       // Only a well-formed key is ever cached (by its hash): a key found there needs no checksum.
       if (!entry && !isWellFormedKey(key, deps.keyPrefix)) throw malformed();
+      if (!entry && refused.size > 0) {
+        const refusal = await stillRefused(hash);
+        if (refusal !== undefined) throw unauthorized("invalid_token", refusal);
+      }
       if (!entry && beforeLookup) {
         try {
           await beforeLookup();
@@ -167,16 +227,16 @@ export function createAuthenticator(deps: {
       }
       if (entry && (await expiredSinceChanged(entry))) {
         cache.delete(hash);
-        const credential = await load(digest);
-        assertUsableAsRead(credential);
+        const credential = await load(digest, hash);
+        assertUsableAsRead(credential, hash);
         return { credential, fresh: true, hash };
       }
       if (entry) {
         assertUsable(entry.credential);
         return { credential: entry.credential, fresh: false, hash, cached: entry };
       }
-      const credential = await load(digest);
-      assertUsableAsRead(credential);
+      const credential = await load(digest, hash);
+      assertUsableAsRead(credential, hash);
       return { credential, fresh: true, hash };
     },
 
@@ -196,10 +256,10 @@ export function createAuthenticator(deps: {
       const reread = !authenticated.fresh && (credential.epoch !== currentEpoch || authenticated.cached?.incarnation !== incarnation);
       if (reread) {
         cache.delete(authenticated.hash);
-        credential = await load(hashKey(key));
+        credential = await load(hashKey(key), authenticated.hash);
         readAt = performance.now();
       }
-      if (reread) assertUsableAsRead(credential);
+      if (reread) assertUsableAsRead(credential, authenticated.hash);
       const lags = currentEpoch === NO_EPOCH || (currentEpoch !== null && BigInt(credential.epoch) > BigInt(currentEpoch));
       if (lags) {
         // The published epoch lags the database (Redis lost it, or a publish failed): heal it.
@@ -216,6 +276,7 @@ export function createAuthenticator(deps: {
 
     forgetAll(): void {
       cache.clear();
+      refused.clear();
     },
   };
 }
