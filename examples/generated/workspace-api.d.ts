@@ -1092,7 +1092,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
+                 * @description Unix time (seconds) at which the current window ends, on every answer (a `key_suspended` 429 too: its `Retry-After` says when the suspension ends).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
@@ -1125,7 +1125,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
+                 * @description Unix time (seconds) at which the current window ends, on every answer (a `key_suspended` 429 too: its `Retry-After` says when the suspension ends).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
@@ -1163,7 +1163,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
+                 * @description Unix time (seconds) at which the current window ends, on every answer (a `key_suspended` 429 too: its `Retry-After` says when the suspension ends).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
@@ -1206,7 +1206,7 @@ export interface components {
                  */
                 "X-RateLimit-Remaining"?: number;
                 /**
-                 * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
+                 * @description Unix time (seconds) at which the current window ends, on every answer (a `key_suspended` 429 too: its `Retry-After` says when the suspension ends).
                  * @example 1767225660
                  */
                 "X-RateLimit-Reset"?: number;
@@ -1262,7 +1262,7 @@ export interface components {
          */
         XRateLimitRemaining: number;
         /**
-         * @description Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).
+         * @description Unix time (seconds) at which the current window ends, on every answer (a `key_suspended` 429 too: its `Retry-After` says when the suspension ends).
          * @example 1767225660
          */
         XRateLimitReset: number;

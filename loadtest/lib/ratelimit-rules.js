@@ -31,7 +31,6 @@ export const RULES = {
   reset_not_window_end: "X-RateLimit-Reset is not the end of the minute in which the request was served",
   missing_retry_after: "a 429 carries no Retry-After in seconds",
   retry_after_not_window_end: "Retry-After on a rate_limit_exceeded 429 does not point at the end of the window",
-  reset_not_suspension_end: "X-RateLimit-Reset on a key_suspended 429 is not the end of the suspension that Retry-After points at",
   wrong_error_code: "a 429 body is not the error object with code rate_limit_exceeded",
   unexpected_status: "an admitted request got a status the run did not expect",
   limit_changed: "X-RateLimit-Limit is not the same on every response of a key",
@@ -247,9 +246,8 @@ export function checkObservation(observation, options) {
     }
   }
 
-  // A suspended key's X-RateLimit-Reset is the end of its suspension, judged with Retry-After below.
-  const suspendedAnswer = status === 429 && errorCodeOf(observation.body) === "key_suspended";
-  if (h.reset !== null && !suspendedAnswer) {
+  // Every answer's X-RateLimit-Reset is the end of its window, a suspended key's too.
+  if (h.reset !== null) {
     if (h.reset % WINDOW_SECONDS !== 0) {
       found.push(violation("reset_not_minute_boundary", label + " reports X-RateLimit-Reset " + h.reset + ", which is " + (h.reset % WINDOW_SECONDS) + " s past a minute"));
     } else if (observation.sentAt !== undefined && observation.receivedAt !== undefined) {
@@ -270,12 +268,6 @@ export function checkObservation(observation, options) {
     const rawRetryAfter = getHeader(observation.headers, "Retry-After");
     if (h.retryAfter === null) {
       found.push(violation("missing_retry_after", rawRetryAfter === undefined ? "a 429 without Retry-After" : "a 429 with Retry-After " + JSON.stringify(rawRetryAfter) + ", not whole seconds"));
-    } else if (suspended && h.reset !== null && observation.sentAt !== undefined && observation.receivedAt !== undefined) {
-      const least = Math.floor((observation.sentAt - skewMs) / 1000) + h.retryAfter - 1;
-      const most = Math.ceil((observation.receivedAt + skewMs) / 1000) + h.retryAfter + 1;
-      if (h.reset < least || h.reset > most) {
-        found.push(violation("reset_not_suspension_end", "a key_suspended 429 says Retry-After " + h.retryAfter + " s, but X-RateLimit-Reset is " + isoOf(h.reset)));
-      }
     } else if (!suspended && h.reset !== null && observation.sentAt !== undefined && observation.receivedAt !== undefined) {
       const least = Math.floor(h.reset - (observation.receivedAt + skewMs) / 1000) - 1;
       const most = Math.ceil(h.reset - (observation.sentAt - skewMs) / 1000) + 1;

@@ -65,9 +65,8 @@ function rulesOf(observations: Observation[], options?: JudgeOptions): RuleId[] 
 
 /** The observation as a key_suspended 429: X-RateLimit-Reset is the end of the suspension Retry-After points at. */
 function suspendedFor(observation: Observation, seconds: number): Observation {
-  const reset = String(Math.ceil(observation.receivedAt! / 1000) + seconds);
   return {
-    ...withHeader(withHeader(observation, "Retry-After", String(seconds)), "X-RateLimit-Reset", reset),
+    ...withHeader(observation, "Retry-After", String(seconds)),
     status: 429,
     body: JSON.stringify({ error: { code: "key_suspended", message: "Suspended." } }),
   };
@@ -347,10 +346,10 @@ const brokenCases: BrokenCase[] = [
     observations: () => good().map((o, i) => (i === 12 ? withHeader(o, "Retry-After", "0") : o)),
   },
   {
-    when: "a key_suspended 429 reports the end of the window as X-RateLimit-Reset while Retry-After points five minutes on",
-    rule: "reset_not_suspension_end",
+    when: "a key_suspended 429 reports a later minute, when its suspension ends, as X-RateLimit-Reset, not the end of the window",
+    rule: "reset_not_window_end",
     options: { allowSuspension: true },
-    observations: () => good().map((o, i) => (i === 12 ? withHeader(suspendedFor(o, 300), "X-RateLimit-Reset", String(o.headers["X-RateLimit-Reset"])) : o)),
+    observations: () => good().map((o, i) => (i === 12 ? withHeader(suspendedFor(o, 300), "X-RateLimit-Reset", String(windowEndAt(WINDOW_START) + 300)) : o)),
   },
   {
     when: "a 429 body carries another error code",

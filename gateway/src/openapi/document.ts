@@ -45,7 +45,7 @@ const HEADERS: Record<string, { description: string; schema: JsonSchema; example
     example: 999,
   },
   "X-RateLimit-Reset": {
-    description: "Unix time (seconds) at which the current window ends; on a `key_suspended` 429, when the suspension ends (the moment `Retry-After` points to).",
+    description: "Unix time (seconds) at which the current window ends, on every answer (a `key_suspended` 429 too: its `Retry-After` says when the suspension ends).",
     schema: { type: "integer", minimum: 0 },
     example: 1767225660,
   },

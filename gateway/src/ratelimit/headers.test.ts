@@ -10,15 +10,11 @@ function gap(headers: Record<string, string>, now: number): number {
 }
 
 describe("rate-limit headers", () => {
-  test("when a key is suspended for longer than the window, then X-RateLimit-Reset is when the suspension ends and agrees with Retry-After", () => {
+  test("when a key is suspended for longer than the window, then X-RateLimit-Reset is still the end of the window and Retry-After the end of the suspension", () => {
     const now = MINUTE + 10.4;
-    const decision = decide(25, 10, now, 299.6, null);
-    const headers = rateLimitHeaders(decision, now);
+    const headers = rateLimitHeaders(decide(25, 10, now, 299.6, null));
     expect(headers["retry-after"]).toBe("300");
-    expect(Number(headers["x-ratelimit-reset"])).toBeGreaterThanOrEqual(now + 299.6);
-    expect(gap(headers, now)).toBeGreaterThanOrEqual(0);
-    expect(gap(headers, now)).toBeLessThan(1);
-    expect(Number(headers["x-ratelimit-reset"])).toBeGreaterThan(decision.resetAt);
+    expect(headers["x-ratelimit-reset"]).toBe(String(MINUTE + 60));
     expect(headers["x-ratelimit-remaining"]).toBe("0");
   });
 
@@ -29,14 +25,14 @@ describe("rate-limit headers", () => {
 
   test("when a key is over its limit, then X-RateLimit-Reset is the end of the window and Retry-After the seconds until then", () => {
     const now = MINUTE + 45.5;
-    const headers = rateLimitHeaders(decide(11, 10, now, 0, null), now);
+    const headers = rateLimitHeaders(decide(11, 10, now, 0, null));
     expect(headers["x-ratelimit-reset"]).toBe(String(MINUTE + 60));
     expect(headers["retry-after"]).toBe("15");
     expect(Math.abs(gap(headers, now))).toBeLessThan(1);
   });
 
   test("when a request is allowed, then X-RateLimit-Reset is the end of the window and there is no Retry-After", () => {
-    const headers = rateLimitHeaders(decide(3, 10, MINUTE + 5, 0, null), MINUTE + 5);
+    const headers = rateLimitHeaders(decide(3, 10, MINUTE + 5, 0, null));
     expect(headers).toEqual({ "x-ratelimit-limit": "10", "x-ratelimit-remaining": "7", "x-ratelimit-reset": String(MINUTE + 60) });
   });
 });

@@ -2,17 +2,15 @@ import { ApiError } from "@ws/shared";
 import type { RateLimitDecision } from "./limiter";
 
 /**
- * On every response to an authenticated request, whatever its status. While a
- * key is suspended, X-RateLimit-Reset is when the suspension ends, so that it
- * and Retry-After name the same moment (within the second Retry-After rounds
- * to); otherwise it is the end of the current window.
+ * On every response to an authenticated request, whatever its status.
+ * X-RateLimit-Reset is always the end of the current window, also while a key
+ * is suspended: Retry-After alone says when a suspended key may send again.
  */
-export function rateLimitHeaders(decision: RateLimitDecision, nowSeconds = Date.now() / 1000): Record<string, string> {
-  const reset = decision.outcome === "suspended" ? Math.ceil(nowSeconds) + decision.retryAfter : decision.resetAt;
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   const headers: Record<string, string> = {
     "x-ratelimit-limit": String(decision.limit),
     "x-ratelimit-remaining": String(decision.remaining),
-    "x-ratelimit-reset": String(reset),
+    "x-ratelimit-reset": String(decision.resetAt),
   };
   if (decision.outcome !== "allowed") headers["retry-after"] = String(decision.retryAfter);
   return headers;
