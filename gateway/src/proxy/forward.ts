@@ -39,8 +39,12 @@ export interface ForwardRequest {
   onGivenUp?: () => void;
 }
 
-/** unreachable: no connection was made; timeout: no answer in time; lost: the connection broke before the answer. */
-export type UpstreamErrorKind = "timeout" | "unreachable" | "lost";
+/**
+ * unreachable: no connection was made; timeout: no answer in time; lost: the
+ * connection broke before the answer; refused: the service did not accept the
+ * gateway's signed principal (their signing keys differ).
+ */
+export type UpstreamErrorKind = "timeout" | "unreachable" | "lost" | "refused";
 
 /** Methods a client may repeat without changing the result beyond the first time (RFC 9110). */
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
@@ -102,10 +106,25 @@ export async function forward(request: ForwardRequest): Promise<Answer> {
   } catch (error) {
     throw upstreamFailure(request, error);
   }
+  if (answer.status === 401) throw principalRefused(request, answer.body);
   // Read whole: passed on as it is, with no Response made of it, in one write to the client.
   if (answer.body === null || answer.body instanceof Uint8Array) return new PlainAnswer(answer.status, answer.headers, answer.body);
   const body = request.onGivenUp ? tellingGiveUp(answer.body, request.onGivenUp) : answer.body;
   return new Response(body, { status: answer.status, headers: answer.headers });
+}
+
+/**
+ * A service answers 401 only when it refuses the principal the gateway signed:
+ * the client's key was accepted, so this is the deployment's fault (the
+ * gateway and the service hold different INTERNAL_SIGNING_KEYs), never the
+ * client's. The service did nothing with the request.
+ */
+function principalRefused(request: ForwardRequest, body: ReadableStream<Uint8Array> | Uint8Array | null): ApiError {
+  if (body instanceof ReadableStream) body.cancel().catch(() => {});
+  request.onError?.("refused");
+  return new ApiError("service_unavailable", "The service did not accept the gateway's credentials. The request was not executed; try again later.", {
+    headers: { "retry-after": "1" },
+  });
 }
 
 /** The same body, which tells `givenUp` when its reader cancels it before its end. */
