@@ -25,6 +25,11 @@ describe("the team rule: the key's targets that its creator sees now", () => {
     expect(resolveCreateTeam(principal([T], [T, U]), undefined)).toBe(T);
   });
 
+  test("when team_id names a team in capitals, then it is the same team, for a key that targets it and for a workspace-wide key", () => {
+    expect(resolveCreateTeam(principal([T], [T]), T.toUpperCase())).toBe(T);
+    expect(resolveCreateTeam(principal(null, [T, U]), U.toUpperCase())).toBe(U);
+  });
+
   test("when a team-scoped key asks for workspace level with team_id null, then 403: it targets teams only", () => {
     expect(codeOf(() => resolveCreateTeam(principal([T], [T, U]), null))).toBe("insufficient_permissions");
     expect(codeOf(() => resolveCreateTeam(principal([T, U], [T, U]), null))).toBe("insufficient_permissions");

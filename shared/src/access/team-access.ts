@@ -63,14 +63,16 @@ export function resolveCreateTeam(principal: Principal, requested: string | null
     if (targets.length === 1) return reachable[0]!;
     throw ApiError.validation(["team_id"], "This API key targets several teams: name one in team_id.", "required");
   }
-  if (targets !== null && !targets.includes(requested)) {
+  // A UUID in capitals names the same team: team ids are held in lower case.
+  const team = requested.toLowerCase();
+  if (targets !== null && !targets.includes(team)) {
     throw new ApiError("insufficient_permissions", "The API key does not target that team.");
   }
-  if (!principal.visible_team_ids.includes(requested)) {
+  if (!principal.visible_team_ids.includes(team)) {
     // A team the creator cannot see answers as any resource they cannot see does.
     throw new ApiError("not_found", "No team with that team_id is visible to the key's creator.", {
       details: { fields: ["team_id"], errors: [{ field: "team_id", rule: "reference", message: "team_id names no team the key's creator can see" }] },
     });
   }
-  return requested;
+  return team;
 }

@@ -92,6 +92,14 @@ describe("team targeting", () => {
     expectError(other, 403, "insufficient_permissions");
   });
 
+  test("when team_id names the team in capitals, then the calendar goes into that team, for the team's key and for a workspace-wide key", async () => {
+    const { call, keyA, teamA } = await teams();
+    for (const client of [keyA, call]) {
+      const created = await client("POST", "/api/calendar/calendars/", { name: "Capitals", team_id: teamA.toUpperCase() });
+      expect({ status: created.status, team_id: created.body.team_id }).toEqual({ status: 201, team_id: teamA });
+    }
+  });
+
   test("when a key with two teams creates a calendar without team_id, then 400 naming team_id", async () => {
     const { tenant, baseUrl, teamA, teamB } = await teams();
     const both = apiClient(baseUrl, await tenant.key({ team_ids: [teamA, teamB] }));

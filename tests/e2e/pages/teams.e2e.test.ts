@@ -65,6 +65,13 @@ describe("team targeting", () => {
     expect((await call("GET", PAGES)).body.total).toBe(3);
   });
 
+  test("when team_id names the team in capitals, then the page goes into that team, for the team's key and for a workspace-wide key", async () => {
+    const { tenant, owner, teamA } = await teamWorkspace();
+    const call = await clientFor(tenant, { team_ids: [teamA] });
+    expect((await createPage(call, { title: "capitals", team_id: teamA.toUpperCase() })).team_id).toBe(teamA);
+    expect((await createPage(owner, { title: "capitals", team_id: teamA.toUpperCase() })).team_id).toBe(teamA);
+  });
+
   test("when a workspace-wide key names a team that does not exist, then 404 names team_id; a malformed one is 422", async () => {
     const { owner } = await teamWorkspace();
     expectError(await owner("POST", PAGES, { title: "x", team_id: "0190a5e0-0000-7000-8000-000000000000" }), 404, "not_found", ["team_id"]);
