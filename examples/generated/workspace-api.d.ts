@@ -499,7 +499,7 @@ export interface components {
          */
         Error: {
             error: {
-                code: "bad_request" | "missing_token" | "invalid_token" | "insufficient_permissions" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "request_header_fields_too_large" | "validation_error" | "idempotency_key_reused" | "rate_limit_exceeded" | "key_suspended" | "internal_error" | "service_unavailable" | "outcome_unknown";
+                code: "bad_request" | "missing_token" | "invalid_token" | "insufficient_permissions" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "request_header_fields_too_large" | "validation_error" | "idempotency_key_reused" | "rate_limit_exceeded" | "key_suspended" | "internal_error" | "service_unavailable";
                 message: string;
                 details?: {
                     /** @description Names of the offending fields or query parameters (top-level names). */
@@ -1110,10 +1110,20 @@ export interface components {
                 };
             };
         };
-        /** @description An upstream service answered something the gateway could not pass on. */
-        BadGateway: {
+        /** @description `service_unavailable` with `details.outcome: "unknown"`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect; when the service reads it late (its process was paused, or the network held the request) it may even take effect shortly after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer. */
+        OutcomeUnknown: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                /**
+                 * @description Seconds to wait before retrying.
+                 * @example 30
+                 */
+                "Retry-After"?: number;
+                /**
+                 * @description `true` when this answer is the stored first answer to the request's `Idempotency-Key`, replayed without doing the work again.
+                 * @example true
+                 */
+                "Idempotency-Replayed"?: "true";
                 /**
                  * @description Requests the key may send in one clock-minute window.
                  * @example 1000
@@ -1177,49 +1187,6 @@ export interface components {
                          * @enum {unknown}
                          */
                         code?: "service_unavailable";
-                    };
-                };
-            };
-        };
-        /** @description `outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect; when the service reads it late (its process was paused, or the network held the request) it may even take effect shortly after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer. */
-        OutcomeUnknown: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                /**
-                 * @description Seconds to wait before retrying.
-                 * @example 30
-                 */
-                "Retry-After"?: number;
-                /**
-                 * @description `true` when this answer is the stored first answer to the request's `Idempotency-Key`, replayed without doing the work again.
-                 * @example true
-                 */
-                "Idempotency-Replayed"?: "true";
-                /**
-                 * @description Requests the key may send in one clock-minute window.
-                 * @example 1000
-                 */
-                "X-RateLimit-Limit"?: number;
-                /**
-                 * @description Requests left in the current window; never negative and never above the truth. Exact once fewer than a tenth of the limit remain; above that, a key sending several requests at once may be answered from a lease of its quota, and the header may then be lower than the truth by up to a tenth of the limit (at least 50).
-                 * @example 999
-                 */
-                "X-RateLimit-Remaining"?: number;
-                /**
-                 * @description Unix time (seconds) at which the current window ends, on every answer (a `key_suspended` 429 too: its `Retry-After` says when the suspension ends).
-                 * @example 1767225660
-                 */
-                "X-RateLimit-Reset"?: number;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    error?: {
-                        /**
-                         * @description One of: outcome_unknown.
-                         * @enum {unknown}
-                         */
-                        code?: "outcome_unknown";
                     };
                 };
             };
@@ -1360,10 +1327,9 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             /** @description The service's answers already carry all of its room for large contents at once; `Retry-After` says when to retry. */
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     putV1NewPageNotAllowed: {
@@ -1449,10 +1415,9 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            /** @description Replayed for an `Idempotency-Key` whose first request ended without a known outcome (`details.outcome: "unknown"`). */
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            /** @description `outcome_unknown`, replayed for an `Idempotency-Key` whose first request ended without a known outcome. */
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     deleteV1NewPageNotAllowed: {
@@ -1582,10 +1547,9 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             /** @description The page's content is over 64 KiB and the service's answers already carry all of its room for large contents at once; `Retry-After` says when to retry. */
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     updatePage: {
@@ -1657,9 +1621,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     postV1NewPageByIdNotAllowed: {
@@ -1724,9 +1687,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     optionsV1NewPageByIdNotAllowed: {
@@ -1865,9 +1827,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     putApiCalendarEventsNotAllowed: {
@@ -1979,10 +1940,9 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            /** @description Replayed for an `Idempotency-Key` whose first request ended without a known outcome (`details.outcome: "unknown"`). */
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            /** @description `outcome_unknown`, replayed for an `Idempotency-Key` whose first request ended without a known outcome. */
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     deleteApiCalendarEventsNotAllowed: {
@@ -2123,9 +2083,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     updateCalendarEvent: {
@@ -2212,9 +2171,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     postApiCalendarEventsByIdNotAllowed: {
@@ -2279,9 +2237,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     optionsApiCalendarEventsByIdNotAllowed: {
@@ -2401,9 +2358,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     putApiCalendarCalendarsNotAllowed: {
@@ -2487,10 +2443,9 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            /** @description Replayed for an `Idempotency-Key` whose first request ended without a known outcome (`details.outcome: "unknown"`). */
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            /** @description `outcome_unknown`, replayed for an `Idempotency-Key` whose first request ended without a known outcome. */
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     deleteApiCalendarCalendarsNotAllowed: {
@@ -2618,9 +2573,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     updateCalendar: {
@@ -2689,9 +2643,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     postApiCalendarCalendarsByIdNotAllowed: {
@@ -2756,9 +2709,8 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["BadGateway"];
+            502: components["responses"]["OutcomeUnknown"];
             503: components["responses"]["ServiceUnavailable"];
-            504: components["responses"]["OutcomeUnknown"];
         };
     };
     optionsApiCalendarCalendarsByIdNotAllowed: {

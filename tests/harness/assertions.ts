@@ -10,6 +10,12 @@ export function expectError(response: Answer, status: number, code: string, fiel
   if (fields) expect(response.body.error.details.fields).toEqual(fields);
 }
 
+/** A 502 service_unavailable whose request may or may not have taken effect. */
+export function expectOutcomeUnknown(response: Answer): void {
+  expectError(response, 502, "service_unavailable");
+  expect(response.body.error.details.outcome).toBe("unknown");
+}
+
 /** As expectError, but the error names at least `fields` (others may be named too). */
 export function expectErrorNaming(response: Answer, status: number, code: string, fields: string[]): void {
   expectError(response, status, code);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiError, createBodyBudget, createLogger, migrate, openDatabase, toResponse, uuidv7, type BodyLease, type Database } from "@ws/shared";
+import { ApiError, createBodyBudget, outcomeUnknown, createLogger, migrate, openDatabase, toResponse, uuidv7, type BodyLease, type Database } from "@ws/shared";
 import { gatewayProcess } from "../definition";
 import { ANSWERS_IN_TRANSIT, createIdempotency } from ".";
 
@@ -54,17 +54,17 @@ function counting(answer: () => Response | Promise<Response>) {
 }
 
 describe("idempotency, in process against the gateway's real schema", () => {
-  test("when the first answer is a 504 (outcome unknown), then it is kept and replayed, and the work is not run again", async () => {
+  test("when the first answer is a 502 (outcome unknown), then it is kept and replayed, and the work is not run again", async () => {
     const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const work = counting(() => {
-      throw new ApiError("outcome_unknown", "The service did not answer in time; it may still have done the work.");
+      throw outcomeUnknown("The service did not answer in time.");
     });
     const key = crypto.randomUUID();
-    await expect(idempotency.run(post(key), work.run)).rejects.toMatchObject({ status: 504 });
+    await expect(idempotency.run(post(key), work.run)).rejects.toMatchObject({ status: 502 });
     const replayed = toResponse(await idempotency.run(post(key), work.run));
-    expect(replayed.status).toBe(504);
+    expect(replayed.status).toBe(502);
     expect(replayed.headers.get("idempotency-replayed")).toBe("true");
-    expect(((await replayed.json()) as { error: { code: string } }).error.code).toBe("outcome_unknown");
+    expect(((await replayed.json()) as { error: { code: string; details: { outcome: string } } }).error).toMatchObject({ code: "service_unavailable", details: { outcome: "unknown" } });
     expect(work.calls()).toBe(1);
   });
 
@@ -84,7 +84,7 @@ describe("idempotency, in process against the gateway's real schema", () => {
     expect(work.calls()).toBe(2);
   });
 
-  test("when the attempt holding a key outlives its lock (its gateway stopped), then the key answers 504 outcome_unknown from then on", async () => {
+  test("when the attempt holding a key outlives its lock (its gateway stopped), then the key answers 502 service_unavailable, its outcome unknown, from then on", async () => {
     const idempotency = createIdempotency({ sql: database.sql, logger, upstreamTimeoutMs: 1000, databaseTimeoutMs: 2000 });
     const key = crypto.randomUUID();
     let releaseFirst!: () => void;
@@ -94,12 +94,12 @@ describe("idempotency, in process against the gateway's real schema", () => {
     // As if the lock ran out: the record's holder is presumed gone.
     await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where idempotency_key = ${key}`;
     const settled = await idempotency.run(post(key), () => Promise.resolve(Response.json({}, { status: 201 })));
-    expect(settled.status).toBe(504);
+    expect(settled.status).toBe(502);
     expect(settled.headers.get("idempotency-replayed")).toBe("true");
     releaseFirst();
     // The late first attempt finds its key settled and does not overwrite it.
     expect((await first).status).toBe(201);
-    expect((await idempotency.run(post(key), () => Promise.resolve(new Response()))).status).toBe(504);
+    expect((await idempotency.run(post(key), () => Promise.resolve(new Response()))).status).toBe(502);
   });
 
   test("when a key's record outlives its lock without its attempt ever having been sent on (claimed, then answered 503, its release lost), then the next attempt runs afresh", async () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ApiError, ERROR_STATUS, bytesReleasedWhenSent, databaseFailure, errorBody, requestIdOf, settleWithin, toResponse, type Answer, type BodyLease, type BudgetItems, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
+import { ApiError, ERROR_STATUS, OUTCOME_UNKNOWN_DETAILS, OUTCOME_UNKNOWN_STATUS, bytesReleasedWhenSent, databaseFailure, errorBody, requestIdOf, settleWithin, toResponse, type Answer, type BodyLease, type BudgetItems, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
 import { createLateReleases } from "./late-releases";
 import * as store from "./store";
 import type { KeyRef, SettledAnswer, StoredAnswer } from "./store";
@@ -49,7 +49,7 @@ export interface IdempotentRequest {
 /**
  * What an answer says about the work: 2xx was done; 4xx and 503 were not
  * (refused before any change, or never reached the service), so the key is let
- * go and a retry runs afresh; any other 5xx, 504 above all, may or may not have
+ * go and a retry runs afresh; any other 5xx, 502 above all, may or may not have
  * been done, so it is kept and replayed: running it again could do it twice.
  */
 function keeps(status: number): boolean {
@@ -67,15 +67,16 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 /** What an answer lease holds, as its refusals name it: a replay carries an answer, not a request body. */
 export const ANSWERS_IN_TRANSIT: BudgetItems = { noun: "answers and request bodies", reason: "answers_in_transit" };
 
-/** A gateway that stopped while holding the key leaves the outcome unknown, as a 504 does; that is what the key then holds. */
+/** A gateway that stopped while holding the key leaves the outcome unknown, as a 502 does; that is what the key then holds. */
 const UNKNOWN_OUTCOME: StoredAnswer = {
-  status: ERROR_STATUS.outcome_unknown,
+  status: OUTCOME_UNKNOWN_STATUS,
   headers: { "content-type": "application/json" },
   body: new TextEncoder().encode(
     JSON.stringify(
       errorBody(
-        "outcome_unknown",
+        "service_unavailable",
         "The first request with this Idempotency-Key did not finish at the gateway, so whether it took effect is unknown. Check, then send a new request with a new key.",
+        OUTCOME_UNKNOWN_DETAILS,
       ),
     ),
   ),

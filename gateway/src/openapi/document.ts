@@ -1,6 +1,8 @@
 import {
   ERROR_CODES,
   ERROR_STATUS,
+  OUTCOME_UNKNOWN_DETAILS,
+  OUTCOME_UNKNOWN_STATUS,
   ErrorObject,
   PATH_ID_DESCRIPTION,
   PUBLIC_OPERATION_LIST,
@@ -105,9 +107,8 @@ const ERROR_RESPONSES: ErrorResponseSpec[] = [
   { status: 422, name: "ValidationFailed", description: "`validation_error`: the request is well formed but breaks a rule; `details.fields` names the offending fields or parameters, and `details.errors` says per field which rule failed and what is allowed. `idempotency_key_reused`: the `Idempotency-Key` was first used with another body or operation.", headers: ["X-Request-Id", ...RATE_LIMIT_HEADERS] },
   { status: 429, name: "TooManyRequests", description: "`rate_limit_exceeded`: the key used up its requests for this minute. `key_suspended`: the key went on sending far past its limit and is suspended for a while. Also `rate_limit_exceeded` for a client address that keeps failing authentication; that 429 has no key, and its `X-RateLimit-*` headers are the address's limit of failed authentications a minute, none remaining, and the end of its window. Back off exponentially.", headers: ["X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS] },
   { status: 500, name: "InternalError", description: "Something failed on the server. The body never carries stack traces or internals; quote `X-Request-Id` when reporting it.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
-  { status: 502, name: "BadGateway", description: "An upstream service answered something the gateway could not pass on.", headers: ["X-Request-Id"], optionalHeaders: RATE_LIMIT_HEADERS },
+  { status: 502, name: "OutcomeUnknown", description: "`service_unavailable` with `details.outcome: \"unknown\"`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect; when the service reads it late (its process was paused, or the network held the request) it may even take effect shortly after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", "Idempotency-Replayed", ...RATE_LIMIT_HEADERS] },
   { status: 503, name: "ServiceUnavailable", description: "The request was not executed and will not be: an upstream service or its database is unreachable, the request could not be completed before its deadline, or (with `RATE_LIMIT_FAILURE_MODE=closed`) rate limiting is unavailable. Safe to retry after `Retry-After`; an `Idempotency-Key` it held is free again.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", ...RATE_LIMIT_HEADERS] },
-  { status: 504, name: "OutcomeUnknown", description: "`outcome_unknown`: the service received the request but its answer never came (it did not answer in time, or its connection, or its database's during the commit, broke). The request may or may not have taken effect; when the service reads it late (its process was paused, or the network held the request) it may even take effect shortly after this answer: read the resource before repeating a create. `Retry-After` only on methods that are safe to repeat (GET, PUT, DELETE). An `Idempotency-Key` whose first request ended this way replays this answer.", headers: ["X-Request-Id"], optionalHeaders: ["Retry-After", "Idempotency-Replayed", ...RATE_LIMIT_HEADERS] },
 ];
 /** The unrouted 404 (unknown path) carries no rate-limit headers: it is answered before authentication. */
 const UNKNOWN_PATH: ErrorResponseSpec = { status: 404, name: "UnknownPath", description: "No public path matches.", headers: ["X-Request-Id"] };
@@ -118,7 +119,8 @@ const METHOD_NOT_ALLOWED = ERROR_RESPONSES.find((spec) => spec.status === 405)!;
 const DESCRIBABLE_METHODS = ["get", "put", "post", "delete", "options", "patch", "trace"] as const;
 
 export function errorCodesFor(status: number): ErrorCode[] {
-  const effective = status === 502 ? 503 : status;
+  // A 502 is a 503 whose request's outcome is unknown: the same code.
+  const effective = status === OUTCOME_UNKNOWN_STATUS ? ERROR_STATUS.service_unavailable : status;
   return ERROR_CODES.filter((code) => ERROR_STATUS[code] === effective);
 }
 
@@ -137,6 +139,7 @@ function errorExample(code: ErrorCode, status: number) {
     details.fields = ["title"];
     details.errors = [{ field: "title", rule: "length", message: "title must be 1 to 255 characters (got 256)", allowed: { min: 1, max: 255 } }];
   }
+  if (status === OUTCOME_UNKNOWN_STATUS) Object.assign(details, OUTCOME_UNKNOWN_DETAILS);
   if (code === "bad_request") {
     details.fields = ["starts_at"];
     details.errors = [{ field: "starts_at", rule: "format", message: "starts_at must be an RFC 3339 date-time with a time zone (for example 2026-03-02T10:00:00Z)", allowed: "date-time" }];
@@ -355,7 +358,7 @@ export function buildOpenApiDocument(operations: readonly PublicOperation[] = PU
         "",
         "**Errors.** Every 4xx and 5xx body is the `Error` object; `error.code` is machine-readable; on a validation failure `error.details.fields` names the offending fields and `error.details.errors` says, per field, the rule that failed (`rule`), a sentence to act on (`message`) and what is accepted (`allowed`). An unknown path answers `404 not_found` (see `x-unrouted-responses`); a known path with a method it does not accept `405 method_not_allowed` with `Allow` (documented on each path, tag `Unsupported methods`). Neither needs a key nor carries rate-limit headers.",
         "",
-        "**Safe retries.** Every `POST` takes an `Idempotency-Key` (1 to 255 visible ASCII characters): for 24 hours the first answer to a key is replayed, with `Idempotency-Replayed: true`, to any request of the same API key with the same key and body, and the work is done once. The same key with another body, or once the API key's access changed (its scopes, its teams, the teams its creator sees), answers `422 idempotency_key_reused`, and while the first request still runs `409 idempotency_key_in_use` with `Retry-After`. An answer that means nothing was done (4xx, `503`) frees the key; a `504 outcome_unknown` is kept and replayed, since running the request again could do it twice.",
+        "**Safe retries.** Every `POST` takes an `Idempotency-Key` (1 to 255 visible ASCII characters): for 24 hours the first answer to a key is replayed, with `Idempotency-Replayed: true`, to any request of the same API key with the same key and body, and the work is done once. The same key with another body, or once the API key's access changed (its scopes, its teams, the teams its creator sees), answers `422 idempotency_key_reused`, and while the first request still runs `409 idempotency_key_in_use` with `Retry-After`. An answer that means nothing was done (4xx, `503`) frees the key; a `502` (the outcome unknown) is kept and replayed, since running the request again could do it twice.",
         "",
         "**Conditional requests.** A single page, calendar or event carries a strong `ETag` (from its id and `updated_at`) on GET, POST and PUT. `If-Match` on PUT or DELETE carries the request out only at that version, otherwise `412 precondition_failed`; `If-None-Match` on GET answers `304` with no body when nothing changed. Every `201` carries `Location`.",
         "",

@@ -1,11 +1,11 @@
-import { ERROR_STATUS, PUBLIC_SERVICES, pathParamNames, type PublicOperation } from "@ws/shared";
+import { ERROR_STATUS, OUTCOME_UNKNOWN_STATUS, PUBLIC_SERVICES, pathParamNames, type PublicOperation } from "@ws/shared";
 
 /**
  * What the gateway itself can answer on any authenticated operation: a refused
  * key, scope or role (401, 403), the rate limit (429), oversized headers (431),
  * and a failure of its own or of the service behind it (500, 502, 503).
  */
-export const GATEWAY_ERROR_STATUSES = [401, 403, 429, 431, 500, 502, 503, 504] as const;
+export const GATEWAY_ERROR_STATUSES = [401, 403, 429, 431, 500, 502, 503] as const;
 
 const MiB = 1024 * 1024;
 
@@ -53,7 +53,7 @@ export function operationErrors(operation: PublicOperation): Map<number, string[
     add(400, "`Idempotency-Key` is longer than 255 characters or holds other than visible ASCII (`details.fields` names it).");
     add(409, "`idempotency_key_in_use`: a request with the same `Idempotency-Key` is still running; retry after `Retry-After`.");
     add(ERROR_STATUS.idempotency_key_reused, "`idempotency_key_reused`: the `Idempotency-Key` was used with another body or operation.");
-    add(ERROR_STATUS.outcome_unknown, "`outcome_unknown`, replayed for an `Idempotency-Key` whose first request ended without a known outcome.");
+    add(OUTCOME_UNKNOWN_STATUS, "Replayed for an `Idempotency-Key` whose first request ended without a known outcome (`details.outcome: \"unknown\"`).");
   }
   if (writesConditionally(operation)) add(412, "`precondition_failed`: `If-Match` names none of the resource's current version.");
   for (const rule of operation.rules ?? []) add(ERROR_STATUS[rule.code], rule.when);

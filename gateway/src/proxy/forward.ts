@@ -1,4 +1,4 @@
-import { ApiError, DEADLINE_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, PlainAnswer, serviceBudgetMs, WORKSPACE_PURGE_HEADER, type Answer, type FieldReader, type SendUpstream } from "@ws/shared";
+import { ApiError, DEADLINE_HEADER, outcomeUnknown, PRINCIPAL_HEADER, REQUEST_ID_HEADER, PlainAnswer, serviceBudgetMs, WORKSPACE_PURGE_HEADER, type Answer, type FieldReader, type SendUpstream } from "@ws/shared";
 
 /** Headers that describe one hop, that carry the client's credentials, or that only the gateway may send: never passed on. */
 const NOT_FORWARDED = new Set([
@@ -69,11 +69,10 @@ function upstreamFailure(request: ForwardRequest, error: unknown): ApiError {
   }
   const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
   request.onError?.(timedOut ? "timeout" : "lost");
-  return new ApiError(
-    "outcome_unknown",
-    `${timedOut ? "The service did not answer in time." : "The connection to the service broke before it answered."} The request may or may not have taken effect; check before repeating it.`,
-    { cause: error, ...(IDEMPOTENT.has(request.method.toUpperCase()) ? { headers: { "retry-after": "1" } } : {}) },
-  );
+  return outcomeUnknown(timedOut ? "The service did not answer in time." : "The connection to the service broke before it answered.", {
+    cause: error,
+    ...(IDEMPOTENT.has(request.method.toUpperCase()) ? { headers: { "retry-after": "1" } } : {}),
+  });
 }
 
 /**
@@ -81,7 +80,7 @@ function upstreamFailure(request: ForwardRequest, error: unknown): ApiError {
  * (a little less than this timeout: what the service commits, it commits
  * before the gateway answers). A service that cannot be reached is a 503 (not
  * executed, retry); one that got the request and did not answer in time is a
- * 504 `outcome_unknown`, with `Retry-After` only when repeating the method is harmless.
+ * 502 with the outcome unknown, with `Retry-After` only when repeating the method is harmless.
  */
 export async function forward(request: ForwardRequest): Promise<Answer> {
   let headers: [string, string][] = [];

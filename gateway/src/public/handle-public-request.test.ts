@@ -394,16 +394,16 @@ describe("what reaches the service", () => {
     expect(text).not.toContain(cause as string);
   });
 
-  test("when the service does not answer in time, then the answer is 504 outcome_unknown, with Retry-After only for a method safe to repeat", async () => {
+  test("when the service does not answer in time, then the answer is 502 service_unavailable, its outcome unknown, with Retry-After only for a method safe to repeat", async () => {
     const kinds: string[] = [];
     const { handle, logs } = setup({ upstreamTimeoutMs: 100, onUpstreamError: (_service, kind) => void kinds.push(kind) });
     upstreamMode = "hang";
     const get = await handle(request("GET", "/v1/new-page", { key: "key-member" }));
-    expect(get.status).toBe(504);
-    expect(await errorCode(get)).toBe("outcome_unknown");
+    expect(get.status).toBe(502);
+    expect(await errorCode(get)).toBe("service_unavailable");
     expect(get.headers.get("retry-after")).toBe("1");
     const post = await handle(request("POST", "/v1/new-page", { key: "key-member", body: "{}" }));
-    expect(post.status).toBe(504);
+    expect(post.status).toBe(502);
     expect(post.headers.get("retry-after")).toBeNull();
     expect(kinds).toEqual(["timeout", "timeout"]);
     const causes = logs.filter((entry) => entry.message === "request").map((entry) => String(entry.fields?.cause));
@@ -411,7 +411,7 @@ describe("what reaches the service", () => {
     for (const cause of causes) expect(cause).toContain("TimeoutError");
   });
 
-  test("when the service stops half-way through a short answer, then the answer is 504 outcome_unknown within the timeout, not a cut body", async () => {
+  test("when the service stops half-way through a short answer, then the answer is 502 service_unavailable, its outcome unknown, within the timeout, not a cut body", async () => {
     // A service that sends its status, headers and part of a declared 100-byte body, then nothing more.
     const stalling = createServer((socket) => {
       socket.on("error", () => {});
@@ -424,8 +424,8 @@ describe("what reaches the service", () => {
       const { handle } = setup({ upstreamTimeoutMs: 200, upstreams: { pages: `http://127.0.0.1:${port}`, calendar: upstreamUrl }, onUpstreamError: (_service, kind) => void kinds.push(kind) });
       const started = performance.now();
       const answer = await handle(request("GET", "/v1/new-page", { key: "key-member" }));
-      expect(answer.status).toBe(504);
-      expect(await errorCode(answer)).toBe("outcome_unknown");
+      expect(answer.status).toBe(502);
+      expect(await errorCode(answer)).toBe("service_unavailable");
       expect(performance.now() - started).toBeLessThan(2_000);
       expect(kinds).toEqual(["timeout"]);
     } finally {

@@ -41,7 +41,7 @@ export function databaseFailure(error: unknown): DatabaseFailure | undefined {
 
 /**
  * The answer for a request that failed because the database did: 503 "not
- * executed" when nothing of it ran (or it only read), 504 "outcome unknown"
+ * executed" when nothing of it ran (or it only read), 502 "outcome unknown"
  * when a write's connection broke in flight. Undefined for other errors.
  */
 export function databaseErrorAnswer(error: unknown, method: string): ApiError | undefined {

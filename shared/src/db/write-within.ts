@@ -12,7 +12,7 @@ import { transaction } from "./transaction";
  * deadline (`statement_timeout`), and it rolls back instead of committing when
  * the deadline passed meanwhile. A database failure before COMMIT is a 503 (not
  * executed: PostgreSQL rolls back a transaction whose connection is gone); a
- * connection lost during COMMIT is a 504 (outcome unknown).
+ * connection lost during COMMIT is a 502 (outcome unknown).
  */
 export async function writeWithin<T>(sql: Pool, deadline: Deadline, work: (tx: TransactionSql) => Promise<T>): Promise<T> {
   deadline.assertTimeLeft();

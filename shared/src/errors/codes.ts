@@ -16,8 +16,8 @@ export const ERROR_STATUS = {
   rate_limit_exceeded: 429,
   key_suspended: 429,
   internal_error: 500,
+  /** 502 instead when the request's outcome is unknown (http/deadline.ts, outcomeUnknown). */
   service_unavailable: 503,
-  outcome_unknown: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

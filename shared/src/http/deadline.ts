@@ -25,9 +25,23 @@ export function notExecuted(message: string, cause?: unknown): ApiError {
   return new ApiError("service_unavailable", `${message} The request was not executed; it is safe to retry.`, { headers: { "retry-after": "1" }, cause });
 }
 
-/** The answer when a commit was sent but its result never came back. */
-export function outcomeUnknown(message: string): ApiError {
-  return new ApiError("outcome_unknown", `${message} The request may or may not have taken effect; check before repeating it.`);
+/**
+ * An answer whose request may or may not have taken effect (a service that got
+ * it and never answered, a commit whose result never came back) is a 502
+ * `service_unavailable` with `details.outcome: "unknown"`; a 503 means not
+ * executed. A client must not repeat it blindly, and an Idempotency-Key that
+ * ended this way keeps it.
+ */
+export const OUTCOME_UNKNOWN_STATUS = 502;
+export const OUTCOME_UNKNOWN_DETAILS = { outcome: "unknown" } as const;
+
+/** The answer when a request reached its service, or a commit was sent, but the result never came back. */
+export function outcomeUnknown(message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}): ApiError {
+  return new ApiError("service_unavailable", `${message} The request may or may not have taken effect; check before repeating it.`, {
+    status: OUTCOME_UNKNOWN_STATUS,
+    details: OUTCOME_UNKNOWN_DETAILS,
+    ...options,
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import { UPSTREAM_IDLE_MS } from "./upstream";
  * connection to it (UPSTREAM_IDLE_MS, swept every quarter of that), so no
  * connection of the gateway's is left for the service to close under a
  * request being written. Closed under one, a write the service never read is
- * a 504 (outcome unknown) at the gateway: seen on every restart under load.
+ * a 502 (outcome unknown) at the gateway: seen on every restart under load.
  */
 export const DRAIN_CONNECTIONS_MS = UPSTREAM_IDLE_MS + UPSTREAM_IDLE_MS / 4 + 500;
 

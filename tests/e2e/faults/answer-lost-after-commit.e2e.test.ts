@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { expectError } from "../../harness/assertions";
+import { expectOutcomeUnknown } from "../../harness/assertions";
 import { apiClient, type Call } from "../../harness/http";
 import { freePortBlock } from "../../harness/ports";
 import { startSystem, type TestSystem } from "../../harness/system";
@@ -78,7 +78,7 @@ describe("a write whose answer is lost after the service committed it", () => {
       const page = await pageOnAUsedConnection();
       relay.cutAnswerOf(`DELETE /v1/new-page/${page.id}`);
       const deleted = await call("DELETE", `/v1/new-page/${page.id}`, undefined, ifMatch ? { "if-match": page.etag } : {});
-      expectError(deleted, 504, "outcome_unknown");
+      expectOutcomeUnknown(deleted);
       expect(deleted.headers.get("retry-after")).toBe("1");
       expect(relay.sent(`DELETE /v1/new-page/${page.id}`)).toBe(1);
       expect((await call("GET", `/v1/new-page/${page.id}`)).status).toBe(404);
@@ -89,7 +89,7 @@ describe("a write whose answer is lost after the service committed it", () => {
     const page = await pageOnAUsedConnection();
     relay.cutAnswerOf(`PUT /v1/new-page/${page.id}`);
     const updated = await call("PUT", `/v1/new-page/${page.id}`, { content: "after" }, { "if-match": page.etag });
-    expectError(updated, 504, "outcome_unknown");
+    expectOutcomeUnknown(updated);
     const read = await call("GET", `/v1/new-page/${page.id}`);
     expect(read.body.content).toBe("after");
   });
@@ -98,7 +98,7 @@ describe("a write whose answer is lost after the service committed it", () => {
     const page = await pageOnAUsedConnection();
     relay.cutAnswerOf(`PUT /v1/new-page/${page.id}`);
     const updated = await call("PUT", `/v1/new-page/${page.id}`, { content: "after" });
-    expectError(updated, 504, "outcome_unknown");
+    expectOutcomeUnknown(updated);
     expect(relay.sent(`PUT /v1/new-page/${page.id}`)).toBe(1);
     expect((await call("GET", `/v1/new-page/${page.id}`)).body.content).toBe("after");
   });

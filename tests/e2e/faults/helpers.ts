@@ -69,7 +69,7 @@ export async function noteCommittedWrites(databaseUrl: string): Promise<void> {
 
 /**
  * What the database says about the workload's answers: a request answered with
- * a failure status (other than 504, outcome unknown) whose write took effect;
+ * a failure status (other than 502, outcome unknown) whose write took effect;
  * an acknowledged write that did not; a page whose content is not its last
  * acknowledged update (nor one of the later updates whose outcome was unknown),
  * i.e. an acknowledged update overwritten by an earlier request.
@@ -85,7 +85,7 @@ export async function findBrokenPromises(databaseUrl: string, records: WriteReco
     await sql.end();
   }
   const contentOf = new Map(stored.map((page) => [page.id, page.content]));
-  const failedButTookEffect = records.filter((r) => r.status >= 400 && r.status !== 504 && written.has(r.marker));
+  const failedButTookEffect = records.filter((r) => r.status >= 400 && r.status !== 502 && written.has(r.marker));
   const acknowledgedButMissing = records.filter((r) => (r.status === 201 || r.status === 200) && !written.has(r.marker));
   const overwritten: { pageId: string; stored: string; allowed: string[] }[] = [];
   // One worker updates each page, one request at a time: the records are in the order it sent them.
@@ -100,7 +100,7 @@ export async function findBrokenPromises(databaseUrl: string, records: WriteReco
     const create = records.find((r) => r.kind === "create" && r.pageId === pageId)!;
     const lastAcknowledged = updates.findLastIndex((u) => u.status === 200);
     const allowed = [lastAcknowledged >= 0 ? updates[lastAcknowledged]!.marker : create.marker];
-    for (const later of updates.slice(lastAcknowledged + 1)) if (later.status === 504) allowed.push(later.marker);
+    for (const later of updates.slice(lastAcknowledged + 1)) if (later.status === 502) allowed.push(later.marker);
     const content = contentOf.get(pageId);
     if (content === undefined || !allowed.includes(content)) overwritten.push({ pageId, stored: String(content), allowed });
   }

@@ -7,7 +7,7 @@ import { seedTenant } from "../../harness/tenant";
  * A service told to stop (SIGTERM, as a deploy does) keeps answering for a
  * while, each answer closing its connection, so that none of the gateway's
  * keep-alive connections is closed under a request being written: such a
- * write, never read by the service, was a 504 (outcome unknown).
+ * write, never read by the service, was a 502 (outcome unknown).
  */
 let system: TestSystem;
 let call: Call;
