@@ -5,6 +5,7 @@ import { databaseFailure } from "./database-errors";
 const UP_INTERVAL_MS = 500;
 const DOWN_INTERVAL_MS = 250;
 const PROBE_TIMEOUT_MS = 2000;
+const RETIRED_POOL_GRACE_SECONDS = 10;
 
 export interface DatabaseHealth {
   /** False from the moment a probe cannot reach PostgreSQL until one reaches it again. */
@@ -36,10 +37,26 @@ export function healingPool(options: {
   probe: (onclose: () => void) => postgres.Sql;
   logger?: Logger;
 }) {
-  // A request connection that closes may be the first sign of an outage: probe at once rather than at the next tick.
-  const open = () => options.open(() => void probeNow());
-  let current = open();
+  /**
+   * A request connection of the current pool that closes may be the first sign
+   * of an outage: probe at once rather than at the next tick. And the pool is
+   * renewed once the probe answers, whatever the close was: a backend
+   * terminated with a query of its connection pending can leave that
+   * connection never writing again (the driver's bug above; it ends the socket
+   * itself on the server's FATAL message, so the close looks like any other),
+   * and a fault review saw that lane's requests wait out their whole budget,
+   * one every 10 s, minutes after a storm of terminated backends. A close from
+   * idleness costs a renewal too: the new pool connects as queries come.
+   */
+  const open = () => {
+    const made: postgres.Sql = options.open(() => {
+      if (made === current) connectionsLost = true;
+      void probeNow();
+    });
+    return made;
+  };
   let connectionsLost = false;
+  let current = open();
   const openProbe = () => options.probe(() => (connectionsLost = true));
   let probe = openProbe();
   // The probe's own connection can be left never writing again too (terminated with its query pending):
@@ -71,7 +88,8 @@ export function healingPool(options: {
     const old = current;
     current = open();
     connectionsLost = false;
-    old.end({ timeout: 5 }).catch(() => {});
+    // Past any request's budget: what still runs on the old pool finishes there.
+    old.end({ timeout: RETIRED_POOL_GRACE_SECONDS }).catch(() => {});
     if (!up) options.logger?.info("database reachable again: connection pool renewed");
     up = true;
   };
