@@ -45,9 +45,11 @@ export function createMemoryEpochs(): CredentialEpochs {
 }
 
 const RAISE_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-if not current or tonumber(ARGV[1]) > tonumber(current) then redis.call('SET', KEYS[1], ARGV[1]) end
+local current = tonumber(redis.call('GET', KEYS[1]))
+if not current or tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
 return 1`;
+
+const EPOCH = /^\d+$/;
 
 /**
  * Epochs in Redis, read over `redis`. Its incarnation moves on every
@@ -83,7 +85,9 @@ export function createRedisEpochs(redis: Redis | Cluster): CredentialEpochs {
   return {
     incarnation: () => incarnation,
     async current(workspaceId) {
-      return (await redis.get(redisKeys.authEpoch(workspaceId))) ?? NO_EPOCH;
+      const epoch = await redis.get(redisKeys.authEpoch(workspaceId));
+      // One that is not a number (written by hand) is none, as in the hit script.
+      return epoch !== null && EPOCH.test(epoch) ? epoch : NO_EPOCH;
     },
     async publish(workspaceId, epoch) {
       await raise(redisKeys.authEpoch(workspaceId), epoch);

@@ -140,7 +140,9 @@ if want > 0 and suspended == 0 and count < ceiling and nowMs >= tonumber(redis.c
     redis.call('HINCRBY', KEYS[1], 'n', 1)
   end
 end
-local epoch = redis.call('GET', KEYS[3]) or ''
+-- An epoch that is not a number (written by hand) is none: the key is read again and its epoch published anew.
+local epoch = redis.call('GET', KEYS[3])
+if not tonumber(epoch) then epoch = '' end
 return {count, now[1], now[2], suspended, epoch, from, granted, 0, top}
 `;
 }

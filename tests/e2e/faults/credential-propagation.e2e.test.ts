@@ -182,6 +182,19 @@ describe.skipIf(!canRunThrowawayPostgres || !hasRedisServer)("credential changes
     expect((await apiClient(holding, key)("GET", "/v1/new-page")).status).toBe(401);
   });
 
+  test("when Redis holds an epoch that is not a number (written by hand), then every replica reads its cached key again and serves it, and the workspace's epoch is published anew", async () => {
+    const tenant = await seedTenant(system!);
+    const { key } = await keyCachedEverywhere(tenant);
+    await redis!.client.set(redisKeys.authEpoch(tenant.workspaceId), "not-a-number");
+    for (const url of system!.baseUrls) expect((await apiClient(url, key)("GET", "/v1/new-page")).status).toBe(200);
+    let published: string | null = null;
+    for (let waited = 0; waited < 2000 && published !== (await storedEpoch(tenant.workspaceId)); waited += 100) {
+      await sleep(100);
+      published = await redis!.client.get(redisKeys.authEpoch(tenant.workspaceId));
+    }
+    expect(published).toBe(await storedEpoch(tenant.workspaceId));
+  });
+
   test("when Redis holds an older epoch that no replica can tell from the newest (written back on open connections), then a cached key is read again once KEY_CACHE_MAX_AGE_MS has passed", async () => {
     const tenant = await seedTenant(system!);
     await tenant.team();
