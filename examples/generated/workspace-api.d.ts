@@ -1271,7 +1271,7 @@ export interface operations {
     listPages: {
         parameters: {
             query?: {
-                /** @description Result page number, at least 1, in decimal digits; past the end answers 200 with empty data. */
+                /** @description Result page number, 1 to 9007199254740991, in decimal digits; past the end answers 200 with empty data. */
                 page?: number;
                 /** @description Page size, at least 1, in decimal digits, default 20; values above 100 are clamped to 100. */
                 per_page?: number;
@@ -1759,7 +1759,7 @@ export interface operations {
     listCalendarEvents: {
         parameters: {
             query?: {
-                /** @description Result page number, at least 1, in decimal digits; past the end answers 200 with empty data. */
+                /** @description Result page number, 1 to 9007199254740991, in decimal digits; past the end answers 200 with empty data. */
                 page?: number;
                 /** @description Page size, at least 1, in decimal digits, default 20; values above 100 are clamped to 100. */
                 per_page?: number;
@@ -2309,7 +2309,7 @@ export interface operations {
     listCalendars: {
         parameters: {
             query?: {
-                /** @description Result page number, at least 1, in decimal digits; past the end answers 200 with empty data. */
+                /** @description Result page number, 1 to 9007199254740991, in decimal digits; past the end answers 200 with empty data. */
                 page?: number;
                 /** @description Page size, at least 1, in decimal digits, default 20; values above 100 are clamped to 100. */
                 per_page?: number;

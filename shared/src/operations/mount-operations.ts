@@ -77,8 +77,8 @@ function outOfBounds(field: string, text: string, { minimum, maximum }: IntegerB
 
 /**
  * Decimal digits as a number: past 2^53 the nearest one (past the largest
- * number, the largest), never refused for its size alone. Such a page number
- * is past the end of any list, such a page size above its clamp.
+ * number, the largest), which its bounds then judge: a page that large is
+ * refused (MAX_PAGE), a page size above its clamp is the clamp.
  */
 function digitsValue(text: string): number {
   const value = Number(text);

@@ -54,7 +54,9 @@ describe("listing and reading workspaces", () => {
     expectError(response, 422, "validation_error", ["per_page"]);
     expect(response.body.error.details.errors[0]).toMatchObject({ field: "per_page", rule: "type" });
     const zero = await admin("GET", "/admin/v1/workspaces?page=0");
-    expect(zero.body.error.details.errors).toEqual([{ field: "page", rule: "range", message: "page must be an integer of at least 1 (got 0)", allowed: { min: 1 } }]);
+    expect(zero.body.error.details.errors).toEqual([{ field: "page", rule: "range", message: "page must be an integer from 1 to 9007199254740991 (got 0)", allowed: { min: 1, max: 9007199254740991 } }]);
+    // A page no JSON number holds exactly is refused, not reported back changed.
+    expectError(await admin("GET", "/admin/v1/workspaces?page=99999999999999999999"), 422, "validation_error", ["page"]);
   });
 });
 
