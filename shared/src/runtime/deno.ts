@@ -1,10 +1,13 @@
 import { ApiError } from "../errors/api-error";
+import { SERVER_MAX_HEAD_BYTES } from "../http/header-limits";
 import { requestIdOf } from "../http/request-id";
 import { closingConnection, untilQuiet } from "./connection-drain";
 import { Http1Client } from "./http1/client";
+import type { Http1Connection } from "./http1/connection";
+import { Http1Server } from "./http1/server";
 import type { ClientWire, SocketEvents } from "./http1/client-connection";
-import { PromiseSocketWire, type PromiseSocket } from "./promise-socket-wire";
-import { asFetchHandler, type Runtime } from "./runtime";
+import { PromiseSocketWire, SERVER_READ_BYTES, type PromiseSocket } from "./promise-socket-wire";
+import { asFetchHandler, type RequestHandler, type RunningServer, type Runtime } from "./runtime";
 
 declare const Deno: {
   serve(
@@ -13,8 +16,62 @@ declare const Deno: {
   ): { addr: { port: number }; shutdown(): Promise<void> };
   addSignalListener(signal: string, handler: () => void): void;
   exit(code: number): never;
-  connect(options: { hostname: string; port: number; transport: "tcp" }): Promise<PromiseSocket & { setNoDelay(on: boolean): void }>;
+  connect(options: { hostname: string; port: number; transport: "tcp" }): Promise<DenoConn>;
+  listen(options: { hostname: string; port: number; transport: "tcp" }): AsyncIterable<DenoConn> & { addr: { port: number }; close(): void };
 };
+type DenoConn = PromiseSocket & { setNoDelay(on: boolean): void; closeWrite(): Promise<void>; remoteAddr: { hostname: string } };
+
+/**
+ * A listener facing any HTTP client: our own HTTP/1.1 server (http1/), as on
+ * Bun, over Deno's TCP connections. Deno.serve decides what a malformed or
+ * oversized request gets by itself: an empty 400 where the API answers its
+ * error object (a head over the limit, framing it refuses, a folded field),
+ * nothing at all for a bad chunk size, and it takes HTTP/2 with prior
+ * knowledge, bare-LF heads and such Hosts as `a@b`, which the gateway refuses
+ * on Bun. Here both runtimes read requests the same way.
+ */
+function listenHttp1(options: { port: number; hostname: string; handler: RequestHandler }): RunningServer {
+  const server = new Http1Server({ handler: options.handler, maxHeaderBytes: SERVER_MAX_HEAD_BYTES });
+  const listener = Deno.listen({ hostname: options.hostname, port: options.port, transport: "tcp" });
+  const wires = new Set<PromiseSocketWire>();
+  void (async () => {
+    try {
+      for await (const conn of listener) {
+        conn.setNoDelay(true);
+        let connection: Http1Connection | undefined;
+        const wire: PromiseSocketWire = new PromiseSocketWire(
+          conn,
+          {
+            onData: (chunk) => connection!.onData(chunk as Buffer),
+            onDrain: () => connection!.onDrain(),
+            onEnd: () => connection!.onEnd(),
+            onClose: () => {
+              wires.delete(wire);
+              server.closed(connection!);
+            },
+          },
+          { remoteAddress: conn.remoteAddr.hostname, readBytes: SERVER_READ_BYTES },
+        );
+        wires.add(wire);
+        connection = server.open(wire);
+      }
+    } catch {
+      // The listener was closed: no more connections come.
+    }
+  })();
+  return {
+    port: listener.addr.port,
+    drain: async () => {
+      listener.close();
+      await server.drain();
+    },
+    kill: async () => {
+      server.stop();
+      listener.close();
+      for (const wire of wires) wire.terminate();
+    },
+  };
+}
 
 /** A TCP connection to a service, for the gateway's HTTP/1.1 client. */
 export async function dialDeno(hostname: string, port: number, events: SocketEvents): Promise<ClientWire> {
@@ -37,7 +94,8 @@ const sendUpstream: Runtime["sendUpstream"] = (request) => (upstreamClient ??= n
 
 export const denoRuntime: Runtime = {
   name: "deno",
-  serve({ port, hostname, handler, drainConnectionsMs = 0 }) {
+  serve({ port, hostname, handler, facing, drainConnectionsMs = 0 }) {
+    if (facing === "clients") return listenHttp1({ port, hostname, handler });
     const fetch = asFetchHandler(handler);
     // Draining, each answer first closes its connection (connection-drain.ts); then new requests are refused.
     let closing = false;

@@ -8,6 +8,7 @@ function heldSocket() {
   const pendingWrites: (() => void)[] = [];
   const reads: ((value: Uint8Array | null) => void)[] = [];
   let closes = 0;
+  let writeCloses = 0;
   const socket: PromiseSocket = {
     write(data) {
       written.push(new Uint8Array(data));
@@ -23,6 +24,7 @@ function heldSocket() {
       );
     },
     close: () => void closes++,
+    closeWrite: async () => void writeCloses++,
   };
   return {
     socket,
@@ -40,6 +42,7 @@ function heldSocket() {
       await Bun.sleep(0);
     },
     closes: () => closes,
+    writeCloses: () => writeCloses,
   };
 }
 
@@ -122,5 +125,38 @@ describe("a promise socket as the HTTP/1.1 client's wire", () => {
     await Bun.sleep(5);
     expect(thirdAsked).toBe(true);
     expect(seen.data).toEqual(["one", "two", "three"]);
+  });
+});
+
+describe("a promise socket as the wire of a server's connection", () => {
+  test("when the client sends its FIN, then the server hears the end and the wire stays open for the answers", async () => {
+    const held = heldSocket();
+    const { seen, events } = recorder();
+    let ends = 0;
+    const wire = new PromiseSocketWire(held.socket, { ...events, onEnd: () => void ends++ }, { remoteAddress: "203.0.113.7" });
+    await held.arrive(Buffer.from("GET / HTTP/1.1\r\n\r\n"));
+    await held.arrive(null);
+    expect({ ends, closes: seen.closes }).toEqual({ ends: 1, closes: 0 });
+    expect(wire.write(Buffer.from("HTTP/1.1 200 OK\r\n\r\n"))).toBe(19);
+    await held.finishWrites();
+    expect(held.written.map((chunk) => Buffer.from(chunk).toString())).toEqual(["HTTP/1.1 200 OK\r\n\r\n"]);
+    expect(wire.remoteAddress).toBe("203.0.113.7");
+  });
+
+  test("when it is ended or half-closed with an answer still going out, then the socket is closed or half-closed only once the answer is out", async () => {
+    for (const how of ["end", "shutdown"] as const) {
+      const held = heldSocket();
+      const { seen, events } = recorder();
+      const wire = new PromiseSocketWire(held.socket, { ...events, onEnd: () => {} });
+      wire.write(Buffer.from("answer"));
+      wire[how]();
+      await Bun.sleep(0);
+      expect({ how, closes: held.closes(), writeCloses: held.writeCloses() }).toEqual({ how, closes: 0, writeCloses: 0 });
+      await held.finishWrites();
+      await Bun.sleep(0);
+      expect({ how, closes: held.closes(), writeCloses: held.writeCloses(), told: seen.closes }).toEqual(
+        how === "end" ? { how, closes: 1, writeCloses: 0, told: 1 } : { how, closes: 0, writeCloses: 1, told: 0 },
+      );
+    }
   });
 });

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { TEST_RUNTIME } from "../../harness/system";
 
 const FIXTURE = fileURLToPath(new URL("./connection-share.fixture.ts", import.meta.url));
 
@@ -26,8 +25,7 @@ function runUnderLowFileLimit(): Outcome {
   return JSON.parse(line);
 }
 
-// On Deno the gateway's listener is Deno.serve, which keeps connections by its own rules.
-describe.skipIf(TEST_RUNTIME === "deno")("clients' connections when the gateway's run out", () => {
+describe("clients' connections when the gateway's run out", () => {
   let outcome: Outcome;
   beforeAll(() => {
     outcome = runUnderLowFileLimit();

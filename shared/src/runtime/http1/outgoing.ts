@@ -6,7 +6,7 @@ import { headWithBody } from "./fields";
  * buffer and written from it: the socket copies what it takes at once, so a
  * head costs no allocation of its own unless the socket leaves some of it.
  */
-const SCRATCH_BYTES = 16 * 1024;
+export const SCRATCH_BYTES = 16 * 1024;
 const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 /**
