@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { apiClient } from "../../harness/http";
-import { startSystem, type TestSystem } from "../../harness/system";
-import { seedTenant, type Tenant } from "../../harness/tenant";
+import type { TestSystem } from "../../harness/system";
+import type { Tenant } from "../../harness/tenant";
 import { freshWindow, sleep } from "../ratelimit/helpers";
-import { metric, ownRedis, unissuedKey } from "./helpers";
+import { keyLookups, ownLimitsSystem, unissuedKey } from "./helpers";
 
 /**
  * Failed authentications from one address are limited, but a key that exists,
@@ -13,21 +13,17 @@ import { metric, ownRedis, unissuedKey } from "./helpers";
  */
 
 const LIMIT = 3;
+let own: Awaited<ReturnType<typeof ownLimitsSystem>>;
 let system: TestSystem;
 let tenant: Tenant;
-let redis: Awaited<ReturnType<typeof ownRedis>>;
 
 beforeAll(async () => {
-  redis = await ownRedis();
-  // Two replicas when the datastores allow it: a key created through one is new to the other.
-  const replicas = process.env.DATABASE_URL && !redis.options.withoutRedis ? 2 : 1;
-  system = await startSystem({ ...redis.options, replicas, gatewayEnv: { AUTH_FAILURE_LIMIT_PER_MINUTE: String(LIMIT) } });
-  tenant = await seedTenant(system);
+  own = await ownLimitsSystem({ AUTH_FAILURE_LIMIT_PER_MINUTE: String(LIMIT) });
+  ({ system, tenant } = own);
 }, 180_000);
 
 afterAll(async () => {
-  await system?.stop();
-  await redis?.dispose();
+  await own?.stop();
 });
 
 /** Sends never-issued keys from this address (127.0.0.1) until the gateway answers 429. */
@@ -46,7 +42,6 @@ async function blockThisAddress(): Promise<void> {
   throw new Error("the address was never limited");
 }
 
-const lookups = async () => (await Promise.all(system.adminUrls.map((url) => metric(url, "auth_key_lookups_total")))).reduce((a, b) => a + b, 0);
 
 describe("failed-authentication limiting never refuses a valid key", () => {
   test("when a key is rotated with a grace period, then from an address past its limit both secrets work at once on every replica, neither used before", async () => {
@@ -80,12 +75,12 @@ describe("failed-authentication limiting never refuses a valid key", () => {
 
   test("when an address is past its failure limit, then its guesses get 429 without a database look-up, however many", async () => {
     await blockThisAddress();
-    const before = await lookups();
+    const before = await keyLookups(system);
     const statuses = await Promise.all(
       Array.from({ length: 60 }, (_, i) => apiClient(system.baseUrls[i % system.baseUrls.length]!, unissuedKey())("GET", "/v1/new-page").then((r) => r.status)),
     );
     expect(new Set(statuses)).toEqual(new Set([429]));
-    expect(await lookups()).toBe(before);
+    expect(await keyLookups(system)).toBe(before);
   });
 
   test("when an address is past its failure limit, then a revoked or expired key is still refused", async () => {

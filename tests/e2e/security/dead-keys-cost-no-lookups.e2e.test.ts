@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { apiClient } from "../../harness/http";
-import { startSystem, type TestSystem } from "../../harness/system";
-import { seedTenant, type Tenant } from "../../harness/tenant";
+import type { TestSystem } from "../../harness/system";
+import type { Tenant } from "../../harness/tenant";
 import { sleep } from "../ratelimit/helpers";
-import { metric, ownRedis, unissuedKey } from "./helpers";
+import { keyLookups, ownLimitsSystem, unissuedKey } from "./helpers";
 
 /**
  * A key that exists but no longer works (revoked, expired, a secret a rotation
@@ -15,24 +15,21 @@ import { metric, ownRedis, unissuedKey } from "./helpers";
  */
 
 const SENDS = 30;
+let own: Awaited<ReturnType<typeof ownLimitsSystem>>;
 let system: TestSystem;
 let tenant: Tenant;
-let redis: Awaited<ReturnType<typeof ownRedis>>;
 
 beforeAll(async () => {
-  redis = await ownRedis();
-  const replicas = process.env.DATABASE_URL && !redis.options.withoutRedis ? 2 : 1;
   // Failed authentications are not limited here: every refusal is a 401 that says why.
-  system = await startSystem({ ...redis.options, replicas, gatewayEnv: { AUTH_FAILURE_LIMIT_PER_MINUTE: "1000000" } });
-  tenant = await seedTenant(system);
+  own = await ownLimitsSystem({ AUTH_FAILURE_LIMIT_PER_MINUTE: "1000000" });
+  ({ system, tenant } = own);
 }, 180_000);
 
 afterAll(async () => {
-  await system?.stop();
-  await redis?.dispose();
+  await own?.stop();
 });
 
-const lookups = async () => (await Promise.all(system.adminUrls.map((url) => metric(url, "auth_key_lookups_total")))).reduce((a, b) => a + b, 0);
+const lookups = () => keyLookups(system);
 
 /** Sends the key SENDS times to every replica; the refusals' messages, each once. */
 async function refusalsOf(key: string): Promise<string[]> {

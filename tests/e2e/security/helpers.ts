@@ -6,7 +6,8 @@ import { generateKey } from "../../../gateway/src/keys/key-format";
 import { parsePrometheusText, sampleValue } from "../operations/prometheus-format";
 import { hasRedisServer, throwawayRedis } from "../ratelimit/helpers";
 import { commandFor, runtimeEnv, startChild, type ProcessName } from "../../../scripts/system/processes";
-import { TEST_RUNTIME, type StartOptions } from "../../harness/system";
+import { startSystem, TEST_RUNTIME, type StartOptions, type TestSystem } from "../../harness/system";
+import { seedTenant, type Tenant } from "../../harness/tenant";
 
 /**
  * Failed authentications are counted per client address, and every test system
@@ -20,6 +21,31 @@ export async function ownRedis(): Promise<{ options: Pick<StartOptions, "env" | 
   const redis = await throwawayRedis();
   await redis.start();
   return { options: { env: { REDIS_URL: redis.url } }, dispose: () => redis.dispose() };
+}
+
+/**
+ * A system of its own for a test of the failed-authentication limits (on a
+ * Redis of its own, see ownRedis), with these gateway settings, and a tenant:
+ * two replicas when the datastores allow it, so that a key read by one is new
+ * to the other.
+ */
+export async function ownLimitsSystem(gatewayEnv: Record<string, string>): Promise<{ system: TestSystem; tenant: Tenant; stop(): Promise<void> }> {
+  const redis = await ownRedis();
+  const replicas = process.env.DATABASE_URL && !redis.options.withoutRedis ? 2 : 1;
+  const system = await startSystem({ ...redis.options, replicas, gatewayEnv });
+  return {
+    system,
+    tenant: await seedTenant(system),
+    async stop() {
+      await system.stop();
+      await redis.dispose();
+    },
+  };
+}
+
+/** Presented keys the system's replicas looked up in the database, in all. */
+export async function keyLookups(system: Pick<TestSystem, "adminUrls">): Promise<number> {
+  return (await Promise.all(system.adminUrls.map((url) => metric(url, "auth_key_lookups_total")))).reduce((a, b) => a + b, 0);
 }
 
 /** A key with our prefix and a valid checksum that was never issued: it passes the format check and needs a look-up. */
