@@ -17,7 +17,7 @@ declare const Deno: {
   addSignalListener(signal: string, handler: () => void): void;
   exit(code: number): never;
   connect(options: { hostname: string; port: number; transport: "tcp" }): Promise<DenoConn>;
-  listen(options: { hostname: string; port: number; transport: "tcp" }): AsyncIterable<DenoConn> & { addr: { port: number }; close(): void };
+  listen(options: { hostname: string; port: number; transport: "tcp" }): { accept(): Promise<DenoConn>; addr: { port: number }; close(): void };
 };
 type DenoConn = PromiseSocket & { setNoDelay(on: boolean): void; closeWrite(): Promise<void>; remoteAddr: { hostname: string } };
 
@@ -34,38 +34,49 @@ function listenHttp1(options: { port: number; hostname: string; handler: Request
   const server = new Http1Server({ handler: options.handler, maxHeaderBytes: SERVER_MAX_HEAD_BYTES });
   const listener = Deno.listen({ hostname: options.hostname, port: options.port, transport: "tcp" });
   const wires = new Set<PromiseSocketWire>();
-  void (async () => {
+  let closed = false;
+  const open = (conn: DenoConn) => {
+    let connection: Http1Connection | undefined;
+    const wire: PromiseSocketWire = new PromiseSocketWire(
+      conn,
+      {
+        onData: (chunk) => connection!.onData(chunk as Buffer),
+        onDrain: () => connection!.onDrain(),
+        onEnd: () => connection!.onEnd(),
+        onClose: () => {
+          wires.delete(wire);
+          server.closed(connection!);
+        },
+      },
+      { remoteAddress: conn.remoteAddr.hostname, readBytes: SERVER_READ_BYTES },
+    );
+    wires.add(wire);
+    connection = server.open(wire);
     try {
-      for await (const conn of listener) {
-        conn.setNoDelay(true);
-        let connection: Http1Connection | undefined;
-        const wire: PromiseSocketWire = new PromiseSocketWire(
-          conn,
-          {
-            onData: (chunk) => connection!.onData(chunk as Buffer),
-            onDrain: () => connection!.onDrain(),
-            onEnd: () => connection!.onEnd(),
-            onClose: () => {
-              wires.delete(wire);
-              server.closed(connection!);
-            },
-          },
-          { remoteAddress: conn.remoteAddr.hostname, readBytes: SERVER_READ_BYTES },
-        );
-        wires.add(wire);
-        connection = server.open(wire);
-      }
+      conn.setNoDelay(true);
     } catch {
-      // The listener was closed: no more connections come.
+      // Already closed by its client: the wire hears of it.
+    }
+  };
+  void (async () => {
+    while (!closed) {
+      try {
+        open(await listener.accept());
+      } catch {
+        // No descriptor left, or a connection gone before it was taken: accepting goes on (a moment later), until closed here.
+        if (!closed) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     }
   })();
   return {
     port: listener.addr.port,
     drain: async () => {
+      closed = true;
       listener.close();
       await server.drain();
     },
     kill: async () => {
+      closed = true;
       server.stop();
       listener.close();
       for (const wire of wires) wire.terminate();

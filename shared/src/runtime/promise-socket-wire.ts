@@ -28,9 +28,9 @@ export const SERVER_READ_BYTES = 16 * 1024;
 
 /**
  * A promise-based socket as the wire of our HTTP/1.1 client and server, the
- * way Bun's sockets are: `write` takes what fits now (copied: the caller's
- * buffer is the next head's) and reports a drain once what it took has gone
- * out; every chunk read goes to `onData` as a Buffer of its own. The end of
+ * way Bun's sockets are: `write` takes what fits now (a head is copied: the
+ * caller's buffer is the next head's) and reports a drain once what it took
+ * has gone out; every chunk read goes to `onData` as a Buffer of its own. The end of
  * input goes to `onEnd` when there is one (a server's connection: it still
  * answers), else closes it; `shutdown` and `end` act once what was written
  * has gone out; a failed read or write, and `terminate`, close it at once;
@@ -163,6 +163,7 @@ export class PromiseSocketWire implements Wire {
       // Already closed.
     }
     this.resume();
-    this.events.onClose();
+    // Told after the caller's turn, as a socket's close event is: a server may cut a connection while it is still opening it.
+    queueMicrotask(() => this.events.onClose());
   }
 }
