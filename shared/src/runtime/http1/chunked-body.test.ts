@@ -45,6 +45,12 @@ describe("reading a chunked body", () => {
     expect(() => decoder.feed(bytes("5;" + "x".repeat(5000)), 0, () => {})).toThrow(ChunkedBodyError);
   });
 
+  test("when a size line ends in a bare LF and nothing more comes, then the framing is refused at once, not waited on", () => {
+    for (const input of ["5\nhello\n0\n\n", "0\n", "5\r\nhello\r\n0\r\nX: a\n"]) {
+      expect(() => new ChunkedBody().feed(bytes(input), 0, () => {})).toThrow(ChunkedBodyError);
+    }
+  });
+
   test("when a trailer line has no field name, then the framing is refused", () => {
     expect(() => decode(bytes("0\r\nnot a field\r\n\r\n"), 100)).toThrow(ChunkedBodyError);
   });

@@ -55,6 +55,8 @@ export class ChunkedBody {
       const lineEnd = indexOfCrlf(input, at);
       if (lineEnd === -1) {
         if (input.length - at > MAX_LINE_BYTES) throw new ChunkedBodyError("A chunk size line is too long.");
+        // A line ended by a bare LF is refused now, not waited on for a CRLF that a client using bare LFs never sends.
+        if (input.indexOf(10, at) !== -1) throw new ChunkedBodyError("A chunk size or trailer line ends in a bare LF.");
         break;
       }
       const line = latin1(input, at, lineEnd);
