@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { ApiError, ERROR_STATUS, OUTCOME_UNKNOWN_DETAILS, OUTCOME_UNKNOWN_STATUS, bytesReleasedWhenSent, databaseFailure, errorBody, requestIdOf, settleWithin, toResponse, type Answer, type BodyLease, type BudgetItems, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
+import { ApiError, OUTCOME_UNKNOWN_DETAILS, OUTCOME_UNKNOWN_STATUS, bytesReleasedWhenSent, databaseFailure, errorBody, requestIdOf, settleWithin, toResponse, type Answer, type BodyLease, type BudgetItems, type IncomingRequest, type Logger, type Pool } from "@ws/shared";
 import { createLateReleases } from "./late-releases";
 import * as store from "./store";
 import type { KeyRef, SettledAnswer, StoredAnswer } from "./store";
