@@ -1,5 +1,6 @@
 import { ApiError } from "../errors/api-error";
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from "../schemas/list";
+import { integerOutOfBounds, type IntegerBounds } from "../errors/field-errors";
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, PagingQuery } from "../schemas/list";
 import type { Pool, TransactionSql } from "./database";
 import { transaction } from "./transaction";
 
@@ -10,30 +11,20 @@ export interface Paging {
   offset: number;
 }
 
-const PAGING_RANGES: Record<"page" | "per_page", { min: number; max?: number }> = { page: { min: 1, max: MAX_PAGE }, per_page: { min: 1 } };
-
 /**
- * Defaults 1 and 20, per_page above 100 answered with 100; a page that is not
- * an integer from 1 to MAX_PAGE, or a per_page not one of at least 1, is
- * refused with the service's validation code (pages 422, calendar 400),
- * naming the parameters.
+ * Defaults 1 and 20, per_page above 100 answered with 100; a value outside the
+ * bounds PagingQuery states (page 1 to MAX_PAGE, per_page at least 1) is
+ * refused with the service's validation code (pages 422, calendar 400), naming
+ * the parameters.
  */
 export function resolvePaging(query: { page?: number; per_page?: number }, code: "validation_error" | "bad_request"): Paging {
-  const invalid = (["page", "per_page"] as const).filter((name) => {
+  const refused = (["page", "per_page"] as const).flatMap((name) => {
     const value = query[name];
-    const { min, max = Infinity } = PAGING_RANGES[name];
-    return value !== undefined && !(Number.isInteger(value) && value >= min && value <= max);
+    const bounds = PagingQuery[name] as IntegerBounds;
+    const inBounds = Number.isInteger(value) && value! >= (bounds.minimum ?? -Infinity) && value! <= (bounds.maximum ?? Infinity);
+    return value === undefined || inBounds ? [] : [integerOutOfBounds(name, String(value), bounds)];
   });
-  if (invalid.length) {
-    throw ApiError.invalid(
-      code,
-      invalid.map((field) => {
-        const allowed = PAGING_RANGES[field];
-        const range = allowed.max === undefined ? "of at least 1" : `from 1 to ${allowed.max}`;
-        return { field, rule: "range", message: `${field} must be an integer ${range} (got ${String(query[field])})`, allowed };
-      }),
-    );
-  }
+  if (refused.length) throw ApiError.invalid(code, refused);
   const page = query.page ?? 1;
   const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
   return { page, perPage, offset: Math.min((page - 1) * perPage, Number.MAX_SAFE_INTEGER) };

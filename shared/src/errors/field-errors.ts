@@ -71,3 +71,16 @@ export function textRuleOf(pattern: unknown): TextRule | undefined {
 
 /** Decimal digits only: what JavaScript's Number() also reads as a number (`0x10`, `1e1`, `+1`, ` 1`, `1.0`) is not an integer here. */
 export const DECIMAL_DIGITS = "^[0-9]+$";
+
+/** An integer's bounds, as a JSON Schema states them. */
+export interface IntegerBounds {
+  minimum?: number;
+  maximum?: number;
+}
+
+/** An integer parameter outside its bounds, the value as it was sent (its first 40 characters). */
+export function integerOutOfBounds(field: string, text: string, { minimum, maximum }: IntegerBounds): FieldError {
+  const allowed = { ...(minimum === undefined ? {} : { min: minimum }), ...(maximum === undefined ? {} : { max: maximum }) };
+  const range = maximum === undefined ? `of at least ${minimum ?? 0}` : `from ${minimum ?? 0} to ${maximum}`;
+  return { field, rule: "range", message: `${field} must be an integer ${range} (got ${text.slice(0, 40)})`, allowed };
+}

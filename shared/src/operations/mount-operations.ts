@@ -1,6 +1,6 @@
 import { t, type AnyElysia, type TSchema } from "elysia";
 import { ApiError } from "../errors/api-error";
-import { DECIMAL_DIGITS, type FieldError } from "../errors/field-errors";
+import { DECIMAL_DIGITS, integerOutOfBounds, type FieldError, type IntegerBounds } from "../errors/field-errors";
 import { noContent } from "../http/json-body";
 import { unknownClosedMembers } from "./closed-objects";
 import { dropInheritedNames } from "./inherited-names";
@@ -41,11 +41,6 @@ export interface MountOptions<Context> {
 
 
 
-interface IntegerBounds {
-  minimum?: number;
-  maximum?: number;
-}
-
 /**
  * The query schema as the request carries it: every integer parameter is a
  * string of decimal digits (Elysia's own integer coercion would read `0x10` as
@@ -69,12 +64,6 @@ function wireQuery(query: TSchema): { schema: TSchema; integers: Map<string, Int
   return { schema: t.Object(wire), integers };
 }
 
-function outOfBounds(field: string, text: string, { minimum, maximum }: IntegerBounds): FieldError {
-  const allowed = { ...(minimum === undefined ? {} : { min: minimum }), ...(maximum === undefined ? {} : { max: maximum }) };
-  const range = maximum === undefined ? `of at least ${minimum ?? 0}` : `from ${minimum ?? 0} to ${maximum}`;
-  return { field, rule: "range", message: `${field} must be an integer ${range} (got ${text.slice(0, 40)})`, allowed };
-}
-
 /**
  * Decimal digits as a number: past 2^53 the nearest one (past the largest
  * number, the largest), which its bounds then judge: a page that large is
@@ -95,7 +84,7 @@ function readIntegers(query: Record<string, unknown>, integers: Map<string, Inte
     const value = digitsValue(text);
     const inBounds = value >= (bounds.minimum ?? -Infinity) && value <= (bounds.maximum ?? Infinity);
     if (inBounds) read[name] = value;
-    else refused.push(outOfBounds(name, text, bounds));
+    else refused.push(integerOutOfBounds(name, text, bounds));
   }
   if (refused.length) throw ApiError.invalid(code, refused);
   return read;
